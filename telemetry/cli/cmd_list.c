@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* dpdktel list [--json]: every DPDK application with a telemetry socket under the runtime dir. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct instance {
+	const struct dtel_socket_info *si;
+	struct dtel_greeting g;
+	char app[DTEL_STRING_MAX];
+	int err;
+};
+
+static const char *
+state_word(int err)
+{
+	switch (err) {
+	case 0:
+		return "live";
+	case -ECONNREFUSED:
+		return "stale";
+	case -EACCES:
+		return "no-permission";
+	case -ECONNRESET:
+		return "full"; /* accepted and closed: 10 clients already */
+	case -ETIMEDOUT:
+		return "not-answering";
+	default:
+		return "error";
+	}
+}
+
+static void
+look(const struct cli_opts *o, struct instance *in)
+{
+	struct dtel_eal_params p;
+	struct dtel_session *s;
+	struct dtel_reply r;
+
+	if (in->si->state == DTEL_SOCKET_NO_PERMISSION || in->si->error < 0) {
+		in->err = in->si->error < 0 ? in->si->error : -EACCES;
+		return;
+	}
+	in->err = dtel_session_open(in->si->path, o->timeout_ms, &s);
+	if (in->err < 0)
+		return;
+	in->g = *dtel_session_greeting(s);
+	if (dtel_query(s, "/eal/params", o->timeout_ms, &r) == 0) {
+		if (dtel_parse_eal_params(&r, &p) == 0)
+			strcpy(in->app, p.app);
+		dtel_reply_release(&r);
+	}
+	dtel_session_close(s);
+}
+
+static void
+print_json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void
+print_json(const struct instance *v, int n)
+{
+	putchar('[');
+	for (int i = 0; i < n; i++) {
+		printf("%s{\"prefix\":", i ? "," : "");
+		print_json_string(v[i].si->prefix);
+		printf(",\"index\":%u,\"socket\":", v[i].si->index);
+		print_json_string(v[i].si->path);
+		printf(",\"state\":\"%s\"", state_word(v[i].err));
+		if (v[i].err == 0) {
+			printf(",\"pid\":%ld,\"app\":", v[i].g.pid);
+			print_json_string(v[i].app);
+			printf(",\"version\":");
+			print_json_string(v[i].g.version);
+		} else {
+			printf(",\"error\":");
+			print_json_string(dtel_strerror(v[i].err));
+		}
+		putchar('}');
+	}
+	puts("]");
+}
+
+static void
+print_table(const struct instance *v, int n)
+{
+	printf("%-16s %-7s %-20s %-14s %-46s %s\n", "PREFIX", "PID", "APP", "VERSION", "SOCKET",
+		"STATE");
+	for (int i = 0; i < n; i++) {
+		char prefix[DTEL_PATH_MAX + 8], pid[16] = "-";
+
+		snprintf(prefix, sizeof(prefix), v[i].si->index ? "%s:%u" : "%s", v[i].si->prefix,
+			v[i].si->index);
+		if (v[i].err == 0)
+			snprintf(pid, sizeof(pid), "%ld", v[i].g.pid);
+		printf("%-16s %-7s %-20s %-14s %-46s %s\n", prefix, pid,
+			v[i].err == 0 && v[i].app[0] ? v[i].app : "-",
+			v[i].err == 0 ? v[i].g.version : "-", v[i].si->path, state_word(v[i].err));
+	}
+}
+
+int
+cmd_list(const struct cli_opts *o, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{NULL, 0, NULL, 0},
+	};
+	struct dtel_socket_info *list = NULL;
+	struct instance *v = NULL;
+	char dir[DTEL_PATH_MAX];
+	bool json = false;
+	int c, n;
+
+	while ((c = getopt_long(argc, argv, "j", opts, NULL)) != -1) {
+		if (c != 'j')
+			return EXIT_USAGE;
+		json = true;
+	}
+	if (optind != argc) {
+		cli_err("list takes no arguments besides --json");
+		return EXIT_USAGE;
+	}
+	if (o->runtime_dir == NULL)
+		dtel_runtime_dir(dir, sizeof(dir));
+	else
+		snprintf(dir, sizeof(dir), "%s", o->runtime_dir);
+	n = dtel_discover(dir, 0, &list);
+	if (n == -ENOENT) {
+		n = 0; /* no DPDK application ever ran here as this user */
+	} else if (n < 0) {
+		cli_err("cannot read the DPDK runtime dir %s: %s", dir, dtel_strerror(n));
+		return EXIT_ERROR;
+	}
+	if (n > 0) {
+		v = calloc((size_t)n, sizeof(*v));
+		if (v == NULL) {
+			dtel_discover_free(list);
+			cli_err("out of memory");
+			return EXIT_ERROR;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		v[i].si = &list[i];
+		look(o, &v[i]);
+	}
+	if (json)
+		print_json(v, n);
+	else if (n == 0)
+		fprintf(stderr, "dpdktel: no DPDK telemetry socket under %s\n", dir);
+	else
+		print_table(v, n);
+	free(v);
+	dtel_discover_free(list);
+	return 0;
+}

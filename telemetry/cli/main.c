@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dpdktel: look at DPDK applications through their telemetry v2 socket (see dpdktel(1)).
+ * Exit status: 0 success, 1 error (named with its socket and reason), 2 usage error.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define DEFAULT_TIMEOUT_MS 1000
+
+static void
+usage(FILE *f)
+{
+	fputs("Usage: dpdktel [OPTIONS] COMMAND [ARGS]\n"
+	      "\n"
+	      "Look at DPDK applications through their telemetry v2 socket.\n"
+	      "\n"
+	      "Commands:\n"
+	      "  list [--json]             DPDK applications found: prefix, socket, pid, app,\n"
+	      "                            DPDK version, state (live, stale, no permission)\n"
+	      "  query CMD [--raw]         send one telemetry command (\"/ethdev/stats,0\") and\n"
+	      "                            print the reply as JSON (--raw: the datagram as is)\n"
+	      "  ports [--json]            one line per port: link, speed, counters\n"
+	      "  watch [-i SECONDS] [-c COUNT]\n"
+	      "                            live per-port packet, bit and drop rates\n"
+	      "\n"
+	      "Options (before the command):\n"
+	      "  -p, --prefix PREFIX       the application's --file-prefix (default: rte, or the\n"
+	      "                            only application running)\n"
+	      "  -N, --instance N          its dpdk_telemetry.v2:N socket (default 0)\n"
+	      "  -s, --socket PATH         a socket path instead of -p/-N\n"
+	      "  -d, --runtime-dir DIR     where to look for prefixes (default: /var/run/dpdk as\n"
+	      "                            root, else $XDG_RUNTIME_DIR/dpdk)\n"
+	      "  -t, --timeout SECONDS     for connecting and for each request (default 1)\n"
+	      "  -h, --help                this help\n"
+	      "  -V, --version             the version\n"
+	      "\n"
+	      "Exit status: 0 success, 1 error, 2 usage error. See dpdktel(1).\n",
+		f);
+}
+
+static int
+parse_index(const char *s, unsigned int *ret)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (*s == '\0' || *end != '\0' || v > 65535 || s[0] == '-')
+		return -1;
+	*ret = (unsigned int)v;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"prefix", required_argument, NULL, 'p'},
+		{"instance", required_argument, NULL, 'N'},
+		{"socket", required_argument, NULL, 's'},
+		{"runtime-dir", required_argument, NULL, 'd'},
+		{"timeout", required_argument, NULL, 't'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	struct cli_opts o = {.timeout_ms = DEFAULT_TIMEOUT_MS};
+	double seconds;
+	int c;
+
+	/* '+': stop at the command, so that its own options are left to it. */
+	while ((c = getopt_long(argc, argv, "+p:N:s:d:t:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			o.prefix = optarg;
+			break;
+		case 'N':
+			if (parse_index(optarg, &o.index) < 0) {
+				cli_err("invalid instance '%s': expected a number 0-65535", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 's':
+			o.socket = optarg;
+			break;
+		case 'd':
+			o.runtime_dir = optarg;
+			break;
+		case 't':
+			if (!cli_parse_seconds(optarg, &seconds) || seconds > 600) {
+				cli_err("invalid timeout '%s': expected seconds, > 0 and <= 600",
+					optarg);
+				return EXIT_USAGE;
+			}
+			o.timeout_ms = (int)(seconds * 1000 + 0.5);
+			if (o.timeout_ms < 1)
+				o.timeout_ms = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("dpdktel %s\n", DPDKTEL_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (o.socket != NULL && (o.prefix != NULL || o.index > 0)) {
+		cli_err("-s SOCKET cannot be combined with -p or -N");
+		return EXIT_USAGE;
+	}
+	if (optind >= argc) {
+		cli_err("missing command (list, query, ports or watch); see dpdktel --help");
+		return EXIT_USAGE;
+	}
+	argc -= optind;
+	argv += optind;
+	optind = 1;
+	if (strcmp(argv[0], "list") == 0)
+		return cmd_list(&o, argc, argv);
+	if (strcmp(argv[0], "query") == 0)
+		return cmd_query(&o, argc, argv);
+	if (strcmp(argv[0], "ports") == 0)
+		return cmd_ports(&o, argc, argv);
+	if (strcmp(argv[0], "watch") == 0)
+		return cmd_watch(&o, argc, argv);
+	cli_err("unknown command '%s': expected list, query, ports or watch", argv[0]);
+	return EXIT_USAGE;
+}

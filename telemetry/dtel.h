@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libdpdktel: a client for the DPDK telemetry v2 socket.
+ *
+ * Protocol (DPDK 20.05 and later, see docs/architecture.md):
+ *   - AF_UNIX SOCK_SEQPACKET socket <runtime dir>/<file prefix>/dpdk_telemetry.v2, or
+ *     dpdk_telemetry.v2:N for the N-th further process sharing that runtime dir;
+ *   - on connect the application sends one greeting datagram
+ *     {"version":"DPDK 22.11.11","pid":N,"max_output_len":16384};
+ *   - each request is one datagram "/cmd" or "/cmd,params" (no newline) and each reply one
+ *     datagram {"/cmd":<value>}; an unknown command or bad parameter gives {"/cmd":null};
+ *   - the application cuts replies silently at max_output_len bytes, 256 dict entries and
+ *     512 array entries, and serves at most 10 clients (the 11th is accepted, then closed).
+ *
+ * Conventions of every function here:
+ *   - returns 0 (or a count) on success and a negative errno value on failure; results go
+ *     through ret_* pointers, which are left untouched on failure;
+ *   - never logs, never exits, never blocks longer than the timeout it is given;
+ *   - is thread-safe unless it takes a struct dtel_session, which must be used by one
+ *     thread at a time (use struct dtel_shared to share a connection between threads).
+ *
+ * Error values (dtel_strerror() describes each in these terms):
+ *   -ENOENT        no socket at the path: the application is not running
+ *   -ECONNREFUSED  stale socket: the application that created it is gone
+ *   -EACCES        no permission to connect (run as the application's user or group)
+ *   -ENOTSOCK      the path is not a socket
+ *   -EPROTOTYPE    the socket is not SOCK_SEQPACKET: not a DPDK telemetry v2 socket
+ *   -ENAMETOOLONG  the path does not fit in sun_path (107 bytes)
+ *   -ETIMEDOUT     no greeting or reply within the timeout (the session is then closed)
+ *   -ECONNRESET    the application closed the connection (also how the 10-client cap looks)
+ *   -EPROTO        the greeting or reply is not what the protocol says (bad JSON, wrong key)
+ *   -EMSGSIZE      the reply datagram was larger than max_output_len: it was cut
+ *   -ENODATA       the application answered null: unknown command or bad parameter
+ *   -EBUSY         another thread's request on the same shared session did not finish in time
+ *   -EINVAL        bad argument (command syntax, timeout <= 0, NULL pointer)
+ *   -ENOMEM        out of memory
+ */
+#ifndef DTEL_H
+#define DTEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** File name of the telemetry v2 socket inside a runtime dir. */
+#define DTEL_SOCKET_NAME "dpdk_telemetry.v2"
+/** DPDK's default file prefix. */
+#define DTEL_DEFAULT_PREFIX "rte"
+/** Size of a socket path buffer, terminating NUL included (sizeof sun_path). */
+#define DTEL_PATH_MAX 108
+/** Greetings announcing a larger max_output_len than this are refused (-EPROTO). */
+#define DTEL_MAX_OUTPUT_LEN_LIMIT (1024 * 1024)
+/** Longest string DPDK 22.11 puts in a reply (dict keys and values), NUL included. */
+#define DTEL_STRING_MAX 128
+/** Entries of a dict / array at which DPDK stops adding (the rest is dropped silently). */
+#define DTEL_DICT_MAX_ENTRIES 256
+#define DTEL_ARRAY_MAX_ENTRIES 512
+/**
+ * A reply closer than this to max_output_len may have lost elements: DPDK appends an element
+ * only if it fits, and the largest flat element it can append (a 127-byte key with a 127-byte
+ * string value, every character escaped) is under this size.
+ */
+#define DTEL_CUT_MARGIN 512
+
+/** Flags of a reply and of parse results. */
+#define DTEL_F_NEAR_LIMIT (1u << 0) /**< reply within DTEL_CUT_MARGIN of max_output_len */
+#define DTEL_F_DICT_FULL (1u << 1) /**< a dict had 256 entries: later ones may be missing */
+#define DTEL_F_ARRAY_FULL (1u << 2) /**< an array had 512 entries: later ones may be missing */
+#define DTEL_F_INVALID (1u << 3) /**< entries of the wrong type or range were skipped */
+/** The flags that say the application may have cut the reply. */
+#define DTEL_F_POSSIBLY_CUT (DTEL_F_NEAR_LIMIT | DTEL_F_DICT_FULL | DTEL_F_ARRAY_FULL)
+
+/**
+ * Describe a negative error value returned by this library, in terms of the telemetry
+ * protocol (for example -ECONNRESET: "connection closed by the application (it serves at most
+ * 10 clients)"). Returns a static string; never NULL.
+ */
+const char *dtel_strerror(int err);
+
+/* ------------------------------------------------------------------------------------------
+ * Discovery
+ */
+
+/** What is known about a socket file found by dtel_discover(). */
+enum dtel_socket_state {
+	DTEL_SOCKET_UNPROBED = 0, /**< a socket file; not probed (no DTEL_DISCOVER_PROBE) */
+	DTEL_SOCKET_LIVE, /**< an application accepted a connection */
+	DTEL_SOCKET_STALE, /**< connection refused: the application that made it is gone */
+	DTEL_SOCKET_NO_PERMISSION, /**< not allowed to connect, or to read the directory */
+	DTEL_SOCKET_ERROR, /**< anything else: see dtel_socket_info.error */
+};
+
+/** One telemetry v2 socket under a runtime dir. */
+struct dtel_socket_info {
+	char prefix[DTEL_PATH_MAX]; /**< file prefix: the name of its directory */
+	char path[DTEL_PATH_MAX]; /**< full socket path */
+	unsigned int index; /**< N of dpdk_telemetry.v2:N; 0 for dpdk_telemetry.v2 */
+	enum dtel_socket_state state;
+	int error; /**< 0, or the negative errno of the probe (DTEL_SOCKET_STALE: -ECONNREFUSED) */
+};
+
+/** Probe each socket with a connect() (costs the application one accept and a thread). */
+#define DTEL_DISCOVER_PROBE (1u << 0)
+
+/**
+ * Write the runtime dir DPDK applications of this user create their sockets under:
+ * $RUNTIME_DIRECTORY/dpdk when that is set (systemd), else /var/run/dpdk for root, else
+ * $XDG_RUNTIME_DIR/dpdk, else /tmp/dpdk. Returns the length, or -ENAMETOOLONG.
+ */
+int dtel_runtime_dir(char *buf, size_t size);
+
+/**
+ * Write the socket path of file prefix @prefix (DTEL_DEFAULT_PREFIX when NULL) and instance
+ * @index under @runtime_dir (dtel_runtime_dir() when NULL). Returns the length, -EINVAL for
+ * a prefix with '/' or an empty one, or -ENAMETOOLONG when the path would not fit sun_path.
+ */
+int dtel_socket_path(
+	const char *runtime_dir, const char *prefix, unsigned int index, char *buf, size_t size);
+
+/**
+ * List every telemetry v2 socket (dpdk_telemetry.v2 and dpdk_telemetry.v2:N) in the
+ * subdirectories of @runtime_dir (dtel_runtime_dir() when NULL), sorted by prefix and index.
+ * Subdirectories that cannot be read are listed once with index 0 and state
+ * DTEL_SOCKET_NO_PERMISSION. @flags: 0 or DTEL_DISCOVER_PROBE.
+ *
+ * On success *ret_list is a malloc'ed array owned by the caller (free it with
+ * dtel_discover_free()), or NULL when the count is 0; returns the count. Returns -ENOENT when
+ * @runtime_dir does not exist, -EACCES when it cannot be read.
+ */
+int dtel_discover(const char *runtime_dir, unsigned int flags, struct dtel_socket_info **ret_list);
+
+/** Free a list returned by dtel_discover(). Accepts NULL. */
+void dtel_discover_free(struct dtel_socket_info *list);
+
+/** Connect to @path once and close at once: 0 when live, else the error dtel_session_open()
+ * would return (-ENOENT, -ECONNREFUSED, -EACCES, ...). Does not read the greeting. */
+int dtel_probe(const char *path);
+
+/* ------------------------------------------------------------------------------------------
+ * Sessions: one connection, used by one thread at a time
+ */
+
+/** The greeting an application sends on connect. */
+struct dtel_greeting {
+	char version[DTEL_STRING_MAX]; /**< for example "DPDK 22.11.11" */
+	long pid; /**< the application's process id */
+	size_t max_output_len; /**< largest reply it sends (1 .. DTEL_MAX_OUTPUT_LEN_LIMIT) */
+};
+
+/** One reply datagram. The caller owns the struct; json is owned by the library. */
+struct dtel_reply {
+	char *json; /**< the datagram as received, NUL-terminated; release with dtel_reply_release
+		     */
+	size_t len; /**< its length in bytes */
+	unsigned int flags; /**< DTEL_F_NEAR_LIMIT when it may have been cut by the application */
+};
+
+struct dtel_session;
+
+/**
+ * Connect to the telemetry socket at @path and read the greeting, all within @timeout_ms
+ * (> 0). On success *ret_session is owned by the caller until dtel_session_close(). Errors:
+ * those of the list at the top, -ETIMEDOUT when no greeting came, -ECONNRESET when the
+ * application closed instead (10 clients already), -EPROTO for a bad greeting.
+ */
+int dtel_session_open(const char *path, int timeout_ms, struct dtel_session **ret_session);
+
+/** Close the connection and free the session. Accepts NULL. */
+void dtel_session_close(struct dtel_session *session);
+
+/** The greeting read at open; valid until dtel_session_close(). */
+const struct dtel_greeting *dtel_session_greeting(const struct dtel_session *session);
+
+/**
+ * Send one request (@cmd: "/cmd" or "/cmd,params") and wait up to @timeout_ms (> 0) for its
+ * reply, which must be {"/cmd": ...} for the same command. On success fills *ret_reply (release
+ * it with dtel_reply_release()). On -ETIMEDOUT, -ECONNRESET, -EPROTO or -EMSGSIZE the
+ * connection is closed, since a late or partial reply would be read as the next one's, and
+ * every later call returns -ENOTCONN. -ENODATA (null reply) and -EINVAL keep it open.
+ */
+int dtel_query(struct dtel_session *session, const char *cmd, int timeout_ms,
+	struct dtel_reply *ret_reply);
+
+/** Free the datagram of a reply and clear the struct. Accepts NULL and a cleared reply. */
+void dtel_reply_release(struct dtel_reply *reply);
+
+/* ------------------------------------------------------------------------------------------
+ * Shared sessions: one connection per socket path for the whole process
+ *
+ * DPDK 22.11 parses requests with strtok(), so two clients querying at the same moment can
+ * get each other's parameters. Every thread (and every collectd plugin) of a process that
+ * takes its connection from here sends over one connection per socket, one request at a time.
+ * The connection is opened lazily and reopened after errors, with a backoff that starts at
+ * 25 ms and doubles up to 1 s while connecting keeps failing.
+ */
+
+struct dtel_shared;
+
+/** State of a shared session. */
+struct dtel_shared_status {
+	bool connected; /**< a connection is open now */
+	int last_error; /**< 0 after a successful request, else the last failure's error */
+	uint64_t generation; /**< 0 until the first greeting; +1 whenever the greeting's pid changes
+			      */
+	uint64_t connects; /**< greetings read so far (reconnects = connects - 1) */
+	struct dtel_greeting greeting; /**< of the current or last connection */
+};
+
+/**
+ * Take a reference to the process-wide shared session for @path, creating it (not
+ * connected) on first use. *ret_shared stays valid until the matching dtel_shared_put().
+ * Errors: -EINVAL, -ENAMETOOLONG, -ENOMEM.
+ */
+int dtel_shared_get(const char *path, struct dtel_shared **ret_shared);
+
+/** Drop a reference; the last one closes the connection. Accepts NULL. */
+void dtel_shared_put(struct dtel_shared *shared);
+
+/** The socket path of a shared session. */
+const char *dtel_shared_path(const struct dtel_shared *shared);
+
+/**
+ * dtel_query() over the shared connection, connecting first when needed. Waits at most
+ * @timeout_ms in all: for the lock (-EBUSY when another request holds it that long), the
+ * connect and greeting, and the reply. While reconnecting is backing off it returns the last
+ * connect error at once. A connection found closed before the request is sent is reopened
+ * once, transparently (the application restarted between two requests); check
+ * dtel_shared_status().generation to see a restart.
+ */
+int dtel_shared_query(
+	struct dtel_shared *shared, const char *cmd, int timeout_ms, struct dtel_reply *ret_reply);
+
+/** Copy the state of @shared into *ret_status. */
+void dtel_shared_status(struct dtel_shared *shared, struct dtel_shared_status *ret_status);
+
+/* ------------------------------------------------------------------------------------------
+ * Parsers: pure functions from a reply to plain structs (no I/O)
+ *
+ * Each checks that the reply is {"<cmd>": value} for the command it parses, returns -ENODATA
+ * for a null value and -EPROTO for a reply of the wrong shape, and ORs the reply's flags
+ * with its own DTEL_F_* findings into the result's flags. Values that DPDK sends as u64 are
+ * parsed exactly, above INT64_MAX included; a negative or non-integer counter is -EPROTO
+ * unless the function says it skips such entries.
+ */
+
+/** Parse a greeting datagram. -EPROTO when version, pid or max_output_len is missing, not of
+ * its type, or out of range (max_output_len 0 or above DTEL_MAX_OUTPUT_LEN_LIMIT). */
+int dtel_parse_greeting(const char *json, size_t len, struct dtel_greeting *ret);
+
+/**
+ * /ethdev/list: the port ids. On success *ret_ids is a malloc'ed array owned by the caller
+ * (free()), or NULL for an empty list; returns the count.
+ */
+int dtel_parse_port_list(const struct dtel_reply *reply, uint16_t **ret_ids);
+
+/** Entries of each per-queue array kept by dtel_parse_port_stats (DPDK's default is 16). */
+#define DTEL_QUEUE_STATS_MAX 64
+
+/** /ethdev/stats,<port>. */
+struct dtel_port_stats {
+	uint64_t ipackets, opackets, ibytes, obytes, imissed, ierrors, oerrors, rx_nombuf;
+	unsigned int nb_queues; /**< entries in the q_* arrays; 0 when absent (DPDK >= 25.11) */
+	uint64_t q_ipackets[DTEL_QUEUE_STATS_MAX];
+	uint64_t q_opackets[DTEL_QUEUE_STATS_MAX];
+	uint64_t q_ibytes[DTEL_QUEUE_STATS_MAX];
+	uint64_t q_obytes[DTEL_QUEUE_STATS_MAX];
+	uint64_t q_errors[DTEL_QUEUE_STATS_MAX];
+	unsigned int flags;
+};
+/** -EPROTO when one of the eight counters is missing or not a u64. */
+int dtel_parse_port_stats(const struct dtel_reply *reply, struct dtel_port_stats *ret);
+
+/** One extended counter. */
+struct dtel_xstat {
+	char name[DTEL_STRING_MAX];
+	uint64_t value;
+};
+/** /ethdev/xstats,<port>. Owned by the caller; free with dtel_xstats_clear(). */
+struct dtel_xstats {
+	size_t n;
+	struct dtel_xstat *v;
+	unsigned int flags; /**< DTEL_F_DICT_FULL at 256 entries; DTEL_F_INVALID when skipping */
+	size_t nb_invalid; /**< entries skipped: value not a u64, or name too long */
+};
+/** Entries whose value is not a u64 are skipped and counted. */
+int dtel_parse_xstats(const struct dtel_reply *reply, struct dtel_xstats *ret);
+/** Free the entries of @x and zero it. Accepts NULL. */
+void dtel_xstats_clear(struct dtel_xstats *x);
+
+/** Link speed DPDK reports when it does not know it (RTE_ETH_SPEED_NUM_UNKNOWN). */
+#define DTEL_SPEED_UNKNOWN UINT32_MAX
+
+enum dtel_duplex { DTEL_DUPLEX_UNKNOWN = 0, DTEL_DUPLEX_HALF, DTEL_DUPLEX_FULL };
+
+/** /ethdev/link_status,<port>. DPDK sends speed and duplex only when the link is up. */
+struct dtel_link {
+	bool up;
+	uint64_t speed_mbps; /**< 0 when down; DTEL_SPEED_UNKNOWN when unknown */
+	enum dtel_duplex duplex;
+	unsigned int flags;
+};
+/** -EPROTO when status is not "UP" or "DOWN". */
+int dtel_parse_link(const struct dtel_reply *reply, struct dtel_link *ret);
+
+/** Name of a duplex value: "full-duplex", "half-duplex" or "unknown". */
+const char *dtel_duplex_name(enum dtel_duplex duplex);
+
+/** /ethdev/info,<port> (the fields every DPDK >= 21.11 has; others are ignored). */
+struct dtel_port_info {
+	char name[DTEL_STRING_MAX]; /**< device name, for example "net_null0" or a PCI address */
+	uint16_t port_id;
+	int state;
+	unsigned int nb_rx_queues, nb_tx_queues;
+	unsigned int mtu;
+	char mac_addr[32];
+	int numa_node;
+	bool promiscuous;
+	bool dev_started;
+	uint64_t dev_flags; /**< an integer before DPDK 23.03, a hex string since: both accepted */
+	unsigned int flags;
+};
+/** -EPROTO when name or port_id is missing. */
+int dtel_parse_port_info(const struct dtel_reply *reply, struct dtel_port_info *ret);
+
+/** /eal/params: what the application's EAL was started with. */
+struct dtel_eal_params {
+	char app[DTEL_STRING_MAX]; /**< argv[0] without its directory */
+	char file_prefix[DTEL_PATH_MAX]; /**< --file-prefix, or "rte" */
+	char lcores[DTEL_STRING_MAX]; /**< the -l, --lcores or -c argument as given, or "" */
+	bool in_memory; /**< --in-memory or --no-shconf: several can share a prefix (:N sockets) */
+	bool no_huge;
+	unsigned int flags;
+};
+int dtel_parse_eal_params(const struct dtel_reply *reply, struct dtel_eal_params *ret);
+
+/** /eal/lcore/info,<id> (DPDK 23.03 and later; cycles only when the application reports
+ * them through rte_lcore_register_usage_cb). */
+struct dtel_eal_lcore_info {
+	unsigned int lcore_id;
+	int socket;
+	char role[32]; /**< "RTE", "SERVICE", "NON_EAL", ... */
+	bool has_cycles;
+	uint64_t total_cycles, busy_cycles;
+	unsigned int flags;
+};
+int dtel_parse_eal_lcore_info(const struct dtel_reply *reply, struct dtel_eal_lcore_info *ret);
+
+/** Type of a value in a generic dict. */
+enum dtel_value_type {
+	DTEL_VALUE_U64, /**< an integer >= 0 (exact up to UINT64_MAX) */
+	DTEL_VALUE_I64, /**< a negative integer */
+	DTEL_VALUE_DOUBLE,
+	DTEL_VALUE_STRING,
+	DTEL_VALUE_BOOL,
+	DTEL_VALUE_NULL,
+};
+
+/** Longest key of a generic dict entry, NUL included (nested keys are joined with '.'). */
+#define DTEL_KEY_MAX 256
+
+/** One entry of a generic dict. */
+struct dtel_entry {
+	char key[DTEL_KEY_MAX];
+	enum dtel_value_type type;
+	union {
+		uint64_t u64;
+		int64_t i64;
+		double d;
+		bool b;
+	} v;
+	char str[DTEL_STRING_MAX]; /**< for DTEL_VALUE_STRING */
+};
+
+/** A generic dict, owned by the caller; free with dtel_dict_clear(). */
+struct dtel_dict {
+	size_t n;
+	struct dtel_entry *v;
+	unsigned int flags;
+	size_t nb_invalid; /**< entries skipped: key or string too long */
+};
+
+/**
+ * Any reply whose value is a dict (@cmd: the command it answers, "/cmd" without params; NULL
+ * takes whatever the reply's key is). Nested dicts and arrays are flattened into keys joined
+ * with '.': {"a":{"b":1},"q":[5,6]} gives "a.b"=1, "q.0"=5, "q.1"=6. Nesting deeper than
+ * 8 levels is -EPROTO.
+ */
+int dtel_parse_dict(const struct dtel_reply *reply, const char *cmd, struct dtel_dict *ret);
+/** Free the entries of @d and zero it. Accepts NULL. */
+void dtel_dict_clear(struct dtel_dict *d);
+/** The entry with key @key, or NULL. */
+const struct dtel_entry *dtel_dict_find(const struct dtel_dict *d, const char *key);
+
+/* ------------------------------------------------------------------------------------------
+ * Id lists ("0-3,8")
+ */
+
+/**
+ * Parse a list of ids such as "0-3,8" or "all" into a bitmap of @nbits bits (@bitmap has
+ * (nbits + 63) / 64 words, cleared first). "all" sets every bit. Returns the number of ids
+ * set; -EINVAL for a syntax error, a reversed range or an empty list, -ERANGE for an id >=
+ * @nbits. @ret_errpos, when not NULL, gets the offset of the first bad character on error.
+ */
+int dtel_parse_id_list(const char *s, uint64_t *bitmap, unsigned int nbits, size_t *ret_errpos);
+
+/**
+ * Format the ids set in @bitmap as "0-3,8" into @buf. Returns the length (as snprintf: may be
+ * >= @size when cut), "" for no id.
+ */
+int dtel_format_id_list(const uint64_t *bitmap, unsigned int nbits, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DTEL_H */

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Internal helpers of libdpdktel, shared between its source files and its unit tests.
+ * Nothing here is exported from libdpdktel.so.
+ */
+#ifndef DTEL_PRIVATE_H
+#define DTEL_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "dtel.h"
+
+/** Longest request the 22.11 server reads (it reads into a 1024-byte buffer). */
+#define DTEL__REQUEST_MAX 1023
+/** Commands of this length or longer are never looked up by the server (MAX_CMD_LEN). */
+#define DTEL__COMMAND_MAX 56
+
+/** CLOCK_MONOTONIC now, in nanoseconds. */
+static inline uint64_t
+dtel__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/** Milliseconds left until @deadline_ns (0 when it has passed), for poll(). */
+static inline int
+dtel__ms_left(uint64_t deadline_ns)
+{
+	uint64_t now = dtel__now_ns();
+
+	if (now >= deadline_ns)
+		return 0;
+	/* Round up so that a wait never ends a fraction of a millisecond early. */
+	return (int)((deadline_ns - now + 999999u) / 1000000u);
+}
+
+/**
+ * Check a request: "/cmd" or "/cmd,params", at most DTEL__REQUEST_MAX bytes, a command part
+ * of [A-Za-z0-9_/] shorter than DTEL__COMMAND_MAX, no control characters. On success writes
+ * the length of the command part to *ret_cmd_len. Returns 0 or -EINVAL.
+ */
+int dtel__check_request(const char *req, size_t *ret_cmd_len);
+
+/**
+ * Query over an open session. *ret_sent tells whether the request went out: a connection
+ * found closed before sending (-ECONNRESET, *ret_sent false) can be reopened and the request
+ * sent again without risk of running it twice.
+ */
+int dtel__session_query(struct dtel_session *s, const char *cmd, int timeout_ms,
+	struct dtel_reply *ret_reply, bool *ret_sent);
+
+/** Open with an absolute CLOCK_MONOTONIC deadline instead of a timeout. */
+int dtel__session_open_until(const char *path, uint64_t deadline_ns, struct dtel_session **ret);
+
+/**
+ * Make a session of an already connected SOCK_SEQPACKET socket (takes ownership of @fd, also
+ * on failure) and read its greeting. For the unit tests' socketpair() fake server.
+ */
+int dtel__session_attach(int fd, int timeout_ms, struct dtel_session **ret);
+
+/** True for errors after which a session cannot be used any more. */
+bool dtel__error_closes(int err);
+
+#endif /* DTEL_PRIVATE_H */

@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The process-wide registry of shared sessions: one connection per socket path, one request
+ * at a time (DPDK 22.11's strtok() race, see dtel.h).
+ *
+ * Each shared session has two locks: req_lock is held for a whole request (connect included)
+ * and is only ever taken with a deadline; state_lock guards the status fields and is never
+ * held across I/O, so dtel_shared_status() answers at once even while a request is waiting.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtel_private.h"
+
+#define BACKOFF_FIRST_NS (25ull * 1000000u)
+#define BACKOFF_MAX_NS (1000ull * 1000000u)
+
+struct dtel_shared {
+	struct dtel_shared *next; /* registry list, under registry_lock */
+	unsigned int refs; /* under registry_lock */
+	char path[DTEL_PATH_MAX];
+
+	pthread_mutex_t req_lock;
+	struct dtel_session *session; /* under req_lock */
+	unsigned int failures; /* consecutive failures, under req_lock */
+	uint64_t retry_at_ns; /* no connect attempt before this, under req_lock */
+
+	pthread_mutex_t state_lock;
+	struct dtel_shared_status status; /* under state_lock */
+};
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dtel_shared *registry;
+
+static struct dtel_shared *
+find_locked(const char *path)
+{
+	for (struct dtel_shared *sh = registry; sh != NULL; sh = sh->next)
+		if (strcmp(sh->path, path) == 0)
+			return sh;
+	return NULL;
+}
+
+static struct dtel_shared *
+shared_new(const char *path)
+{
+	struct dtel_shared *sh = calloc(1, sizeof(*sh));
+
+	if (sh == NULL)
+		return NULL;
+	strcpy(sh->path, path);
+	pthread_mutex_init(&sh->req_lock, NULL);
+	pthread_mutex_init(&sh->state_lock, NULL);
+	return sh;
+}
+
+int
+dtel_shared_get(const char *path, struct dtel_shared **ret_shared)
+{
+	struct dtel_shared *sh;
+
+	if (path == NULL || path[0] == '\0' || ret_shared == NULL)
+		return -EINVAL;
+	if (strnlen(path, DTEL_PATH_MAX) >= DTEL_PATH_MAX)
+		return -ENAMETOOLONG;
+	pthread_mutex_lock(&registry_lock);
+	sh = find_locked(path);
+	if (sh == NULL) {
+		sh = shared_new(path);
+		if (sh == NULL) {
+			pthread_mutex_unlock(&registry_lock);
+			return -ENOMEM;
+		}
+		sh->next = registry;
+		registry = sh;
+	}
+	sh->refs++;
+	pthread_mutex_unlock(&registry_lock);
+	*ret_shared = sh;
+	return 0;
+}
+
+static void
+unlink_locked(struct dtel_shared *sh)
+{
+	for (struct dtel_shared **p = &registry; *p != NULL; p = &(*p)->next) {
+		if (*p == sh) {
+			*p = sh->next;
+			return;
+		}
+	}
+}
+
+void
+dtel_shared_put(struct dtel_shared *shared)
+{
+	bool last;
+
+	if (shared == NULL)
+		return;
+	pthread_mutex_lock(&registry_lock);
+	last = --shared->refs == 0;
+	if (last)
+		unlink_locked(shared);
+	pthread_mutex_unlock(&registry_lock);
+	if (!last)
+		return;
+	dtel_session_close(shared->session);
+	pthread_mutex_destroy(&shared->req_lock);
+	pthread_mutex_destroy(&shared->state_lock);
+	free(shared);
+}
+
+const char *
+dtel_shared_path(const struct dtel_shared *shared)
+{
+	return shared->path;
+}
+
+void
+dtel_shared_status(struct dtel_shared *shared, struct dtel_shared_status *ret_status)
+{
+	pthread_mutex_lock(&shared->state_lock);
+	*ret_status = shared->status;
+	pthread_mutex_unlock(&shared->state_lock);
+}
+
+static void
+set_status(struct dtel_shared *sh, int err, bool connected)
+{
+	pthread_mutex_lock(&sh->state_lock);
+	sh->status.last_error = err;
+	sh->status.connected = connected;
+	pthread_mutex_unlock(&sh->state_lock);
+}
+
+static void
+note_failure(struct dtel_shared *sh, int err)
+{
+	unsigned int shift = sh->failures < 16 ? sh->failures : 16;
+	uint64_t delay = BACKOFF_FIRST_NS << shift;
+
+	sh->failures++;
+	sh->retry_at_ns = dtel__now_ns() + (delay < BACKOFF_MAX_NS ? delay : BACKOFF_MAX_NS);
+	set_status(sh, err, sh->session != NULL);
+}
+
+static void
+note_connect(struct dtel_shared *sh)
+{
+	const struct dtel_greeting *g = dtel_session_greeting(sh->session);
+
+	pthread_mutex_lock(&sh->state_lock);
+	/* A new pid is a new application: the one place a restart is seen for sure. */
+	if (sh->status.connects == 0 || sh->status.greeting.pid != g->pid)
+		sh->status.generation++;
+	sh->status.connects++;
+	sh->status.greeting = *g;
+	sh->status.connected = true;
+	pthread_mutex_unlock(&sh->state_lock);
+}
+
+static void
+close_session(struct dtel_shared *sh)
+{
+	dtel_session_close(sh->session);
+	sh->session = NULL;
+}
+
+/*
+ * Connect when there is no connection. While backing off, returns the last error at once
+ * and sets *ret_backing_off, so that the caller does not count it as a new failure.
+ */
+static int
+ensure_connected(struct dtel_shared *sh, uint64_t deadline_ns, bool *ret_backing_off)
+{
+	int ret;
+
+	*ret_backing_off = false;
+	if (sh->session != NULL)
+		return 0;
+	if (dtel__now_ns() < sh->retry_at_ns) {
+		*ret_backing_off = true;
+		pthread_mutex_lock(&sh->state_lock);
+		ret = sh->status.last_error;
+		pthread_mutex_unlock(&sh->state_lock);
+		return ret < 0 ? ret : -ECONNRESET;
+	}
+	ret = dtel__session_open_until(sh->path, deadline_ns, &sh->session);
+	if (ret == 0)
+		note_connect(sh);
+	return ret;
+}
+
+static int
+lock_until(pthread_mutex_t *m, uint64_t deadline_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(deadline_ns / 1000000000u),
+		.tv_nsec = (long)(deadline_ns % 1000000000u),
+	};
+
+	return pthread_mutex_clocklock(m, CLOCK_MONOTONIC, &ts) == 0 ? 0 : -EBUSY;
+}
+
+static int
+ms_until(uint64_t deadline_ns)
+{
+	int ms = dtel__ms_left(deadline_ns);
+
+	return ms > 0 ? ms : 1;
+}
+
+int
+dtel_shared_query(
+	struct dtel_shared *shared, const char *cmd, int timeout_ms, struct dtel_reply *ret_reply)
+{
+	bool sent = false, backing_off = false;
+	uint64_t deadline_ns;
+	size_t cmd_len;
+	int ret;
+
+	if (shared == NULL || ret_reply == NULL || timeout_ms <= 0)
+		return -EINVAL;
+	ret = dtel__check_request(cmd, &cmd_len);
+	if (ret < 0)
+		return ret;
+	deadline_ns = dtel__now_ns() + (uint64_t)timeout_ms * 1000000u;
+	if (lock_until(&shared->req_lock, deadline_ns) < 0)
+		return -EBUSY;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		ret = ensure_connected(shared, deadline_ns, &backing_off);
+		if (ret < 0)
+			break;
+		ret = dtel__session_query(
+			shared->session, cmd, ms_until(deadline_ns), ret_reply, &sent);
+		if (dtel__error_closes(ret))
+			close_session(shared);
+		/* Closed before our request went out: the application restarted between two
+		 * requests. Reconnect once; the request has not run yet. */
+		if (ret == -ECONNRESET && !sent && attempt == 0)
+			continue;
+		break;
+	}
+	if (ret == 0 || ret == -ENODATA) {
+		shared->failures = 0;
+		set_status(shared, 0, true);
+	} else if (!backing_off && ret != -ENOMEM) {
+		note_failure(shared, ret);
+	}
+	pthread_mutex_unlock(&shared->req_lock);
+	return ret;
+}

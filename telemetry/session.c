@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One connection to a DPDK telemetry v2 socket (protocol summary in dtel.h).
+ *
+ * The socket is non-blocking and every wait is a poll() against a deadline, so no call
+ * takes longer than its timeout. Replies are received whole into a buffer one byte larger
+ * than the greeting's max_output_len: SOCK_SEQPACKET drops the rest of a datagram that does
+ * not fit, and MSG_TRUNC (or a datagram longer than announced) is reported as -EMSGSIZE.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "dtel_private.h"
+
+/* The greeting is about 70 bytes; anything near this size is not a DPDK greeting. */
+#define GREETING_BUF 2048
+
+struct dtel_session {
+	int fd;
+	struct dtel_greeting greeting;
+	char *buf; /* max_output_len + 2 bytes: one to detect overruns, one for the NUL */
+	size_t buf_size;
+};
+
+bool
+dtel__error_closes(int err)
+{
+	return err == -ETIMEDOUT || err == -ECONNRESET || err == -EPROTO || err == -EMSGSIZE ||
+		err == -ENOTCONN;
+}
+
+int
+dtel__check_request(const char *req, size_t *ret_cmd_len)
+{
+	size_t len, cmd_len;
+
+	if (req == NULL || req[0] != '/')
+		return -EINVAL;
+	len = strnlen(req, DTEL__REQUEST_MAX + 1);
+	if (len > DTEL__REQUEST_MAX)
+		return -EINVAL;
+	cmd_len = strcspn(req, ",");
+	if (cmd_len >= DTEL__COMMAND_MAX)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)req[i];
+
+		if (c < 0x20 || c == 0x7f)
+			return -EINVAL;
+		if (i < cmd_len &&
+			!(c == '/' || c == '_' || (c >= '0' && c <= '9') ||
+				(c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+			return -EINVAL;
+	}
+	*ret_cmd_len = cmd_len;
+	return 0;
+}
+
+static int
+wait_fd(int fd, short events, uint64_t deadline_ns)
+{
+	struct pollfd p = {.fd = fd, .events = events};
+	int ret;
+
+	for (;;) {
+		ret = poll(&p, 1, dtel__ms_left(deadline_ns));
+		if (ret > 0)
+			return 0;
+		if (ret == 0)
+			return -ETIMEDOUT;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+/* Map connect() errors to the ones dtel.h documents. */
+static int
+connect_error(int err)
+{
+	switch (err) {
+	case EPERM:
+		return -EACCES;
+	case ENOTDIR:
+		return -ENOENT;
+	default:
+		return -err;
+	}
+}
+
+static int
+connect_until(int fd, const char *path, uint64_t deadline_ns)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+
+	memcpy(addr.sun_path, path, strlen(path) + 1);
+	for (;;) {
+		if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		/* A Unix socket refuses with EAGAIN while the listener's backlog (1 in DPDK) is
+		 * full; poll() cannot wait for that, so retry shortly until the deadline. */
+		if (errno != EAGAIN)
+			return connect_error(errno);
+		if (dtel__now_ns() >= deadline_ns)
+			return -ETIMEDOUT;
+		usleep(1000);
+	}
+}
+
+/* Check the path before connecting, so that each kind of wrong file has its own error. */
+static int
+check_path(const char *path)
+{
+	struct stat st;
+
+	if (path == NULL || path[0] == '\0')
+		return -EINVAL;
+	if (strnlen(path, DTEL_PATH_MAX) >= DTEL_PATH_MAX)
+		return -ENAMETOOLONG;
+	if (stat(path, &st) < 0)
+		return errno == ENOTDIR ? -ENOENT : -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -ENOTSOCK;
+	return 0;
+}
+
+static int
+open_socket(const char *path, uint64_t deadline_ns, int *ret_fd)
+{
+	int fd, ret;
+
+	ret = check_path(path);
+	if (ret < 0)
+		return ret;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	ret = connect_until(fd, path, deadline_ns);
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+int
+dtel_probe(const char *path)
+{
+	int fd, ret;
+
+	/* A Unix connect() does not wait for the server: 50 ms only bounds a full backlog. */
+	ret = open_socket(path, dtel__now_ns() + 50 * 1000000ull, &fd);
+	if (ret < 0)
+		return ret;
+	close(fd);
+	return 0;
+}
+
+/* Receive one datagram into buf (size bytes). Returns its length or -errno. */
+static ssize_t
+recv_datagram(int fd, char *buf, size_t size, uint64_t deadline_ns)
+{
+	struct iovec iov = {.iov_base = buf, .iov_len = size};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+	ssize_t n;
+	int ret;
+
+	for (;;) {
+		ret = wait_fd(fd, POLLIN, deadline_ns);
+		if (ret < 0)
+			return ret;
+		n = recvmsg(fd, &msg, MSG_DONTWAIT);
+		if (n > 0)
+			return (msg.msg_flags & MSG_TRUNC) ? -EMSGSIZE : n;
+		if (n == 0)
+			return -ECONNRESET;
+		if (errno == EAGAIN || errno == EINTR)
+			continue;
+		return errno == EPIPE ? -ECONNRESET : -errno;
+	}
+}
+
+static int
+read_greeting(int fd, uint64_t deadline_ns, struct dtel_greeting *ret_greeting)
+{
+	char buf[GREETING_BUF];
+	ssize_t n;
+
+	n = recv_datagram(fd, buf, sizeof(buf) - 1, deadline_ns);
+	if (n == -EMSGSIZE)
+		return -EPROTO;
+	if (n < 0)
+		return (int)n;
+	buf[n] = '\0';
+	return dtel_parse_greeting(buf, (size_t)n, ret_greeting);
+}
+
+/* Make a session of a connected socket (owned from here on, also on failure). */
+static int
+session_start(int fd, uint64_t deadline_ns, struct dtel_session **ret)
+{
+	struct dtel_session *s;
+	int r;
+
+	s = calloc(1, sizeof(*s));
+	if (s == NULL) {
+		close(fd);
+		return -ENOMEM;
+	}
+	s->fd = fd;
+	r = read_greeting(fd, deadline_ns, &s->greeting);
+	if (r < 0)
+		goto fail;
+	s->buf_size = s->greeting.max_output_len + 2;
+	s->buf = malloc(s->buf_size);
+	if (s->buf == NULL) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	*ret = s;
+	return 0;
+fail:
+	dtel_session_close(s);
+	return r;
+}
+
+int
+dtel__session_open_until(const char *path, uint64_t deadline_ns, struct dtel_session **ret)
+{
+	int fd, r;
+
+	r = open_socket(path, deadline_ns, &fd);
+	if (r < 0)
+		return r;
+	return session_start(fd, deadline_ns, ret);
+}
+
+int
+dtel__session_attach(int fd, int timeout_ms, struct dtel_session **ret)
+{
+	return session_start(fd, dtel__now_ns() + (uint64_t)timeout_ms * 1000000u, ret);
+}
+
+int
+dtel_session_open(const char *path, int timeout_ms, struct dtel_session **ret_session)
+{
+	if (timeout_ms <= 0 || ret_session == NULL)
+		return -EINVAL;
+	return dtel__session_open_until(
+		path, dtel__now_ns() + (uint64_t)timeout_ms * 1000000u, ret_session);
+}
+
+void
+dtel_session_close(struct dtel_session *session)
+{
+	if (session == NULL)
+		return;
+	if (session->fd >= 0)
+		close(session->fd);
+	free(session->buf);
+	free(session);
+}
+
+const struct dtel_greeting *
+dtel_session_greeting(const struct dtel_session *session)
+{
+	return &session->greeting;
+}
+
+static void
+drop_connection(struct dtel_session *s)
+{
+	if (s->fd >= 0) {
+		close(s->fd);
+		s->fd = -1;
+	}
+}
+
+/*
+ * Before sending: anything readable now is either EOF (the application closed, for example
+ * because it restarted) or a datagram nobody asked for, and either makes the connection
+ * unusable.
+ */
+static int
+check_idle(struct dtel_session *s)
+{
+	struct pollfd p = {.fd = s->fd, .events = POLLIN};
+	char c;
+
+	if (poll(&p, 1, 0) <= 0)
+		return 0;
+	if (recv(s->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) > 0)
+		return -EPROTO;
+	return -ECONNRESET;
+}
+
+static int
+send_request(int fd, const char *cmd, size_t len, uint64_t deadline_ns)
+{
+	int ret;
+
+	for (;;) {
+		if (send(fd, cmd, len, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)len)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return (errno == EPIPE || errno == ENOTCONN) ? -ECONNRESET : -errno;
+		ret = wait_fd(fd, POLLOUT, deadline_ns);
+		if (ret < 0)
+			return ret;
+	}
+}
+
+/* Check that buf is {"<cmd>":... for this command, and whether its value is null. */
+static int
+check_reply(const char *buf, size_t n, const char *cmd, size_t cmd_len)
+{
+	static const char null_tail[] = "null}";
+
+	if (n < cmd_len + 5 || buf[0] != '{' || buf[1] != '"' ||
+		memcmp(buf + 2, cmd, cmd_len) != 0 || buf[cmd_len + 2] != '"' ||
+		buf[cmd_len + 3] != ':')
+		return -EPROTO;
+	if (n == cmd_len + 4 + sizeof(null_tail) - 1 &&
+		memcmp(buf + cmd_len + 4, null_tail, sizeof(null_tail) - 1) == 0)
+		return -ENODATA;
+	return 0;
+}
+
+static int
+copy_reply(struct dtel_session *s, size_t n, struct dtel_reply *ret_reply)
+{
+	char *json = malloc(n + 1);
+
+	if (json == NULL)
+		return -ENOMEM;
+	memcpy(json, s->buf, n);
+	json[n] = '\0';
+	ret_reply->json = json;
+	ret_reply->len = n;
+	ret_reply->flags =
+		n + DTEL_CUT_MARGIN >= s->greeting.max_output_len ? DTEL_F_NEAR_LIMIT : 0;
+	return 0;
+}
+
+int
+dtel__session_query(struct dtel_session *s, const char *cmd, int timeout_ms,
+	struct dtel_reply *ret_reply, bool *ret_sent)
+{
+	uint64_t deadline_ns;
+	size_t cmd_len;
+	ssize_t n;
+	int ret;
+
+	*ret_sent = false;
+	if (s == NULL || ret_reply == NULL || timeout_ms <= 0)
+		return -EINVAL;
+	ret = dtel__check_request(cmd, &cmd_len);
+	if (ret < 0)
+		return ret;
+	if (s->fd < 0)
+		return -ENOTCONN;
+	deadline_ns = dtel__now_ns() + (uint64_t)timeout_ms * 1000000u;
+	ret = check_idle(s);
+	if (ret == 0)
+		ret = send_request(s->fd, cmd, strlen(cmd), deadline_ns);
+	if (ret < 0)
+		goto out;
+	*ret_sent = true;
+	n = recv_datagram(s->fd, s->buf, s->buf_size, deadline_ns);
+	if (n < 0) {
+		ret = (int)n;
+		goto out;
+	}
+	if ((size_t)n > s->greeting.max_output_len) {
+		ret = -EMSGSIZE;
+		goto out;
+	}
+	ret = check_reply(s->buf, (size_t)n, cmd, cmd_len);
+	if (ret == 0)
+		ret = copy_reply(s, (size_t)n, ret_reply);
+out:
+	if (dtel__error_closes(ret))
+		drop_connection(s);
+	return ret;
+}
+
+int
+dtel_query(
+	struct dtel_session *session, const char *cmd, int timeout_ms, struct dtel_reply *ret_reply)
+{
+	bool sent;
+
+	return dtel__session_query(session, cmd, timeout_ms, ret_reply, &sent);
+}
+
+void
+dtel_reply_release(struct dtel_reply *reply)
+{
+	if (reply == NULL)
+		return;
+	free(reply->json);
+	reply->json = NULL;
+	reply->len = 0;
+	reply->flags = 0;
+}

@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Shared sessions: one connection per socket for the whole process, one request at a time,
+ * reconnection with backoff, restart detection by pid.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "dtel_private.h"
+#include "fake_server.h"
+#include "test_util.h"
+
+#define THREADS 8
+#define PER_THREAD 50
+
+static void
+h_echo_slow(struct fake_server *fs, unsigned int c, const char *req, struct fake_reply *o, void *a)
+{
+	(void)fs, (void)c, (void)a;
+	/* A pause makes an overlapping request visible to the server if one were sent. */
+	o->delay_ms = 1;
+	if (strncmp(req, "/echo,", 6) == 0)
+		o->data = fs_printf("{\"/echo\":\"%s\"}", req + 6);
+	else if (strcmp(req, "/slow") == 0) {
+		o->delay_ms = 400;
+		o->data = fs_printf("{\"/slow\":1}");
+	} else
+		o->data = fs_printf("{\"%.*s\":null}", (int)strcspn(req, ","), req);
+}
+
+struct worker {
+	struct dtel_shared *sh;
+	int id;
+	int wrong;
+	int failed;
+};
+
+static void *
+worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	for (int i = 0; i < PER_THREAD; i++) {
+		char cmd[64], want[96];
+		struct dtel_reply r;
+
+		snprintf(cmd, sizeof(cmd), "/echo,%d-%d", w->id, i);
+		snprintf(want, sizeof(want), "{\"/echo\":\"%d-%d\"}", w->id, i);
+		if (dtel_shared_query(w->sh, cmd, 5000, &r) < 0) {
+			w->failed++;
+			continue;
+		}
+		if (strcmp(r.json, want) != 0)
+			w->wrong++;
+		dtel_reply_release(&r);
+	}
+	return NULL;
+}
+
+static void
+eight_threads_get_their_own_answers(void **state)
+{
+	struct fake_config cfg = {.handler = h_echo_slow};
+	struct fake_server *fs = fs_start_path(&cfg);
+	struct worker w[THREADS];
+	pthread_t t[THREADS];
+
+	(void)state;
+	assert_non_null(fs);
+	for (int i = 0; i < THREADS; i++) {
+		w[i] = (struct worker){.id = i};
+		assert_int_equal(dtel_shared_get(fs_path(fs), &w[i].sh), 0);
+		assert_int_equal(pthread_create(&t[i], NULL, worker_main, &w[i]), 0);
+	}
+	for (int i = 0; i < THREADS; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(w[i].failed, 0);
+		assert_int_equal(w[i].wrong, 0);
+	}
+	assert_int_equal(fs_requests(fs), THREADS * PER_THREAD);
+	assert_false(fs_saw_overlap(fs));
+	assert_int_equal(fs_connections(fs), 1);
+	for (int i = 0; i < THREADS; i++)
+		dtel_shared_put(w[i].sh);
+	fs_stop(fs);
+}
+
+static void
+same_path_same_session(void **state)
+{
+	struct dtel_shared *a, *b, *c;
+
+	(void)state;
+	assert_int_equal(dtel_shared_get("/tmp/x/dpdk_telemetry.v2", &a), 0);
+	assert_int_equal(dtel_shared_get("/tmp/x/dpdk_telemetry.v2", &b), 0);
+	assert_int_equal(dtel_shared_get("/tmp/y/dpdk_telemetry.v2", &c), 0);
+	assert_ptr_equal(a, b);
+	assert_ptr_not_equal(a, c);
+	assert_string_equal(dtel_shared_path(a), "/tmp/x/dpdk_telemetry.v2");
+	dtel_shared_put(a);
+	dtel_shared_put(b);
+	dtel_shared_put(c);
+	assert_int_equal(dtel_shared_get("", &a), -EINVAL);
+}
+
+static int
+query_echo(struct dtel_shared *sh, int timeout_ms)
+{
+	struct dtel_reply r = {0}; /* untouched on failure */
+	int ret = dtel_shared_query(sh, "/echo,x", timeout_ms, &r);
+
+	dtel_reply_release(&r);
+	return ret;
+}
+
+static void
+restart_changes_generation(void **state)
+{
+	char dir[] = "/tmp/dtel-reg-XXXXXX", path[128];
+	struct fake_config a = {.pid = 100}, b = {.pid = 200};
+	struct dtel_shared_status st;
+	struct dtel_shared *sh;
+	struct fake_server *fs;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/dpdk_telemetry.v2", dir);
+	a.path = b.path = path;
+	fs = fs_start_path(&a);
+	assert_int_equal(dtel_shared_get(path, &sh), 0);
+	dtel_shared_status(sh, &st);
+	assert_int_equal(st.generation, 0);
+	assert_false(st.connected);
+	assert_int_equal(query_echo(sh, 500), 0);
+	dtel_shared_status(sh, &st);
+	assert_int_equal(st.generation, 1);
+	assert_int_equal(st.greeting.pid, 100);
+	assert_true(st.connected);
+	/* The application restarts between two requests: the next one just works. */
+	fs_stop(fs);
+	fs = fs_start_path(&b);
+	assert_int_equal(query_echo(sh, 500), 0);
+	dtel_shared_status(sh, &st);
+	assert_int_equal(st.generation, 2);
+	assert_int_equal(st.connects, 2);
+	assert_int_equal(st.greeting.pid, 200);
+	assert_int_equal(st.last_error, 0);
+	dtel_shared_put(sh);
+	fs_stop(fs);
+	rmdir(dir);
+}
+
+static void
+h_close_each(struct fake_server *fs, unsigned int c, const char *req, struct fake_reply *o, void *a)
+{
+	(void)fs, (void)c, (void)a, (void)req;
+	o->data = fs_printf("{\"/echo\":\"x\"}");
+	o->action = FAKE_CLOSE; /* reply, then close */
+}
+
+static void
+reconnect_same_pid_keeps_generation(void **state)
+{
+	struct fake_config cfg = {.pid = 77, .handler = h_close_each};
+	struct fake_server *fs = fs_start_path(&cfg);
+	struct dtel_shared_status st;
+	struct dtel_shared *sh;
+
+	(void)state;
+	assert_int_equal(dtel_shared_get(fs_path(fs), &sh), 0);
+	for (unsigned int i = 0; i < 3; i++) {
+		uint64_t deadline = test_now_ms() + 3000;
+
+		assert_int_equal(query_echo(sh, 500), 0);
+		/* Let the close land first: a close racing a request is a real failure. */
+		while (fs_closed(fs) < i + 1 && test_now_ms() < deadline)
+			usleep(1000);
+	}
+	dtel_shared_status(sh, &st);
+	assert_int_equal(st.connects, 3);
+	assert_int_equal(st.generation, 1);
+	dtel_shared_put(sh);
+	fs_stop(fs);
+}
+
+static void
+absent_socket_reports_enoent(void **state)
+{
+	struct dtel_shared_status st;
+	struct dtel_shared *sh;
+
+	(void)state;
+	assert_int_equal(dtel_shared_get("/tmp/dtel-none-here/dpdk_telemetry.v2", &sh), 0);
+	assert_int_equal(query_echo(sh, 100), -ENOENT);
+	/* Backing off: the same error at once, without a new attempt. */
+	assert_int_equal(query_echo(sh, 100), -ENOENT);
+	dtel_shared_status(sh, &st);
+	assert_int_equal(st.last_error, -ENOENT);
+	assert_false(st.connected);
+	dtel_shared_put(sh);
+}
+
+static void
+backoff_limits_connect_attempts(void **state)
+{
+	struct fake_config cfg = {.close_at_accept = true};
+	struct fake_server *fs = fs_start_path(&cfg);
+	struct dtel_shared *sh;
+	uint64_t deadline;
+
+	(void)state;
+	assert_int_equal(dtel_shared_get(fs_path(fs), &sh), 0);
+	assert_int_equal(query_echo(sh, 200), -ECONNRESET);
+	assert_int_equal(fs_connections(fs), 1);
+	assert_int_equal(query_echo(sh, 200), -ECONNRESET);
+	assert_int_equal(fs_connections(fs), 1); /* within the backoff: no new connection */
+	/* After the backoff (25 ms, then 50 ms, ...) it tries again by itself. */
+	deadline = test_now_ms() + 3000;
+	while (fs_connections(fs) < 2 && test_now_ms() < deadline) {
+		query_echo(sh, 200);
+		usleep(5000);
+	}
+	assert_int_equal(fs_connections(fs), 2);
+	dtel_shared_put(sh);
+	fs_stop(fs);
+}
+
+struct slow_arg {
+	struct dtel_shared *sh;
+	int ret;
+};
+
+static void *
+slow_main(void *arg)
+{
+	struct slow_arg *a = arg;
+	struct dtel_reply r = {0};
+
+	a->ret = dtel_shared_query(a->sh, "/slow", 3000, &r);
+	dtel_reply_release(&r);
+	return NULL;
+}
+
+static void
+busy_lock_is_ebusy_within_timeout(void **state)
+{
+	struct fake_config cfg = {.handler = h_echo_slow};
+	struct fake_server *fs = fs_start_path(&cfg);
+	struct slow_arg a = {0};
+	pthread_t t;
+	uint64_t deadline, t0;
+
+	(void)state;
+	assert_int_equal(dtel_shared_get(fs_path(fs), &a.sh), 0);
+	assert_int_equal(pthread_create(&t, NULL, slow_main, &a), 0);
+	deadline = test_now_ms() + 3000;
+	while (fs_requests(fs) < 1 && test_now_ms() < deadline)
+		usleep(1000);
+	assert_int_equal(fs_requests(fs), 1);
+	t0 = test_now_ms();
+	assert_int_equal(query_echo(a.sh, 100), -EBUSY);
+	assert_true(test_now_ms() - t0 < 390); /* gave up at its own timeout, not the other's */
+	pthread_join(t, NULL);
+	assert_int_equal(a.ret, 0);
+	assert_int_equal(query_echo(a.sh, 500), 0);
+	dtel_shared_put(a.sh);
+	fs_stop(fs);
+}
+
+static void
+h_hang(struct fake_server *fs, unsigned int c, const char *req, struct fake_reply *o, void *a)
+{
+	(void)fs, (void)a, (void)req;
+	if (c == 0)
+		o->action = FAKE_SILENT; /* the first connection never answers */
+	else
+		o->data = fs_printf("{\"/echo\":\"x\"}");
+}
+
+static void
+timeout_drops_connection_and_recovers(void **state)
+{
+	struct fake_config cfg = {.handler = h_hang};
+	struct fake_server *fs = fs_start_path(&cfg);
+	struct dtel_shared_status st;
+	struct dtel_shared *sh;
+	uint64_t deadline;
+	int ret = -1;
+
+	(void)state;
+	assert_int_equal(dtel_shared_get(fs_path(fs), &sh), 0);
+	assert_int_equal(query_echo(sh, 100), -ETIMEDOUT);
+	dtel_shared_status(sh, &st);
+	assert_false(st.connected);
+	assert_int_equal(st.last_error, -ETIMEDOUT);
+	deadline = test_now_ms() + 3000;
+	while (ret != 0 && test_now_ms() < deadline) {
+		ret = query_echo(sh, 200);
+		if (ret != 0)
+			usleep(5000);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(fs_connections(fs), 2);
+	dtel_shared_put(sh);
+	fs_stop(fs);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(eight_threads_get_their_own_answers),
+		cmocka_unit_test(same_path_same_session),
+		cmocka_unit_test(restart_changes_generation),
+		cmocka_unit_test(reconnect_same_pid_keeps_generation),
+		cmocka_unit_test(absent_socket_reports_enoent),
+		cmocka_unit_test(backoff_limits_connect_attempts),
+		cmocka_unit_test(busy_lock_is_ebusy_within_timeout),
+		cmocka_unit_test(timeout_drops_connection_and_recovers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

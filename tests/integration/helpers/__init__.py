@@ -1,0 +1,1 @@
+"""Helpers for the integration suite: real DPDK processes, the telemetry socket, waiting."""

@@ -1,0 +1,151 @@
+"""Start and stop real DPDK processes (dpdk-testpmd, dpdktel-fwd) for tests.
+
+Every process gets its own --file-prefix, is waited for with a deadline (its telemetry socket
+answering), and is ended by PID; its runtime dir is removed afterwards.
+"""
+import itertools
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+
+from . import telemetry
+from .wait import wait_until
+
+RUNTIME_DIR = '/var/run/dpdk'
+EAL_COMMON = ['--no-huge', '-m', '1024', '--no-pci']
+_counter = itertools.count()
+
+
+def unique_prefix(tag='t'):
+    """A short, unique file prefix (socket paths must stay under 108 bytes)."""
+    return f'dt{tag}{os.getpid() % 100000}x{next(_counter)}'
+
+
+def socket_path(prefix, index=0):
+    name = 'dpdk_telemetry.v2' + (f':{index}' if index else '')
+    return os.path.join(RUNTIME_DIR, prefix, name)
+
+
+def _answers(path):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.settimeout(1.0)
+    try:
+        s.connect(path)
+        return len(s.recv(4096)) > 0
+    finally:
+        s.close()
+
+
+class DpdkApp:
+    """One DPDK process. argv is the full command line (EAL options included)."""
+
+    def __init__(self, argv, prefix, name='dpdk', netns=None, env=None, keep_stdin=True,
+                 index=0):
+        self.argv = list(argv)
+        self.index = index
+        if netns:
+            self.argv = ['ip', 'netns', 'exec', netns] + self.argv
+        self.prefix = prefix
+        self.name = name
+        self.env = env
+        self.keep_stdin = keep_stdin
+        self.proc = None
+        self.log_file = tempfile.NamedTemporaryFile(prefix=f'{name}-{prefix}-', suffix='.log',
+                                                    delete=False)
+
+    @property
+    def socket(self):
+        return socket_path(self.prefix, self.index)
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def start(self, timeout=30):
+        # testpmd without -i waits for Enter on stdin: keep a pipe open so it keeps running.
+        self.proc = subprocess.Popen(
+            self.argv, stdin=subprocess.PIPE if self.keep_stdin else subprocess.DEVNULL,
+            stdout=self.log_file, stderr=subprocess.STDOUT, env=self.env,
+            start_new_session=True)
+        wait_until(lambda: self._check_alive() and _answers(self.socket), timeout,
+                   f'{self.name} telemetry socket {self.socket}')
+        # Telemetry is up at the end of EAL init, before the application starts its ports.
+        wait_until(lambda: self._check_alive() and self._ports_started(), timeout,
+                   f'{self.name} ports started')
+        return self
+
+    def _ports_started(self):
+        with telemetry.Client(self.socket) as c:
+            ports = c.query('/ethdev/list')
+            return all(c.query(f'/ethdev/info,{p}')['dev_started'] == 1 for p in ports)
+
+    def _check_alive(self):
+        if self.proc.poll() is not None:
+            raise RuntimeError(f'{self.name} exited with {self.proc.returncode}:\n{self.log()}')
+        return True
+
+    def log(self):
+        with open(self.log_file.name, errors='replace') as f:
+            return f.read()
+
+    def running(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def send_signal(self, sig):
+        if self.running():
+            os.kill(self.proc.pid, sig)
+
+    def stop(self, sig=signal.SIGTERM, timeout=15):
+        """End the process by PID; returns its exit code. SIGKILL if it does not exit."""
+        if self.proc is None:
+            return None
+        if self.running():
+            os.kill(self.proc.pid, sig)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                os.kill(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout)
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        return self.proc.returncode
+
+    def kill9(self):
+        return self.stop(signal.SIGKILL)
+
+    def cleanup(self):
+        self.stop()
+        shutil.rmtree(os.path.join(RUNTIME_DIR, self.prefix), ignore_errors=True)
+        try:
+            os.unlink(self.log_file.name)
+        except FileNotFoundError:
+            pass
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.cleanup()
+
+
+def testpmd(prefix=None, nports=4, lcores='0,1', vdevs=None, extra=(), **kw):
+    """dpdk-testpmd forwarding (io mode) between nports net_null ports."""
+    prefix = prefix or unique_prefix('p')
+    vdevs = vdevs or [f'net_null{i}' for i in range(nports)]
+    # stdbuf: testpmd's stdout goes to a file; line buffering lets tests read it as it comes.
+    argv = (['stdbuf', '-oL', 'dpdk-testpmd', '-l', lcores] + EAL_COMMON + [f'--vdev={v}' for v in vdevs] +
+            [f'--file-prefix={prefix}', '--', '--forward-mode=io', '--auto-start'] + list(extra))
+    return DpdkApp(argv, prefix, name='testpmd', **kw)
+
+
+def fwd(binary, prefix=None, nports=2, lcores='0,1', vdevs=None, eal_extra=(), app_args=(),
+        **kw):
+    """dpdktel-fwd between nports net_null ports (or the given vdevs)."""
+    prefix = prefix or unique_prefix('f')
+    vdevs = vdevs or [f'net_null{i}' for i in range(nports)]
+    argv = ([binary, '-l', lcores] + EAL_COMMON + list(eal_extra) +
+            [f'--vdev={v}' for v in vdevs] + [f'--file-prefix={prefix}', '--'] + list(app_args))
+    return DpdkApp(argv, prefix, name='dpdktel-fwd', keep_stdin=False, **kw)

@@ -1,0 +1,150 @@
+"""dpdktel CLI against a real dpdk-testpmd on net_null ports."""
+import json
+import re
+import signal
+import subprocess
+import time
+
+import pytest
+
+from helpers import dpdk
+from helpers.wait import wait_until
+
+
+def run(cli, *args, check=True, timeout=20):
+    p = subprocess.run([cli, *args], capture_output=True, text=True, timeout=timeout)
+    if check and p.returncode != 0:
+        raise AssertionError(f'dpdktel {" ".join(args)} exited {p.returncode}: {p.stderr}')
+    return p
+
+
+@pytest.fixture
+def testpmd4():
+    """testpmd, interactive on a pipe so that the test can stop forwarding."""
+    app = dpdk.testpmd(nports=4, extra=['-i'])
+    with app:
+        yield app
+
+
+def read_testpmd_stats(app):
+    """Send 'show port stats all' to testpmd and parse its own counters per port."""
+    before = app.log().count('NIC statistics for port 3')
+    app.proc.stdin.write(b'show port stats all\n')
+    app.proc.stdin.flush()
+    wait_until(lambda: app.log().count('NIC statistics for port 3') > before, 10,
+               'testpmd port stats')
+    text = app.log()
+    text = text[text.rfind('NIC statistics for port 0'):]
+    stats = {}
+    for block in re.split(r'NIC statistics for port ', text)[1:]:
+        port = int(block.split()[0])
+        nums = dict((k, int(v)) for k, v in re.findall(r'([A-Za-z-]+):\s+(\d+)', block))
+        stats[port] = nums
+    return stats
+
+
+def test_list_shows_live_testpmd(dpdktel_cli, testpmd4):
+    out = json.loads(run(dpdktel_cli, 'list', '--json').stdout)
+    mine = [i for i in out if i['prefix'] == testpmd4.prefix]
+    assert len(mine) == 1, out
+    assert mine[0]['state'] == 'live'
+    assert mine[0]['pid'] == testpmd4.pid
+    assert mine[0]['app'] == 'dpdk-testpmd'
+    assert mine[0]['version'].startswith('DPDK 22.11')
+    assert mine[0]['socket'] == testpmd4.socket
+
+
+def test_query_port_list(dpdktel_cli, testpmd4):
+    out = run(dpdktel_cli, '-p', testpmd4.prefix, 'query', '/ethdev/list').stdout
+    assert json.loads(out) == {'/ethdev/list': [0, 1, 2, 3]}
+    raw = run(dpdktel_cli, '-p', testpmd4.prefix, 'query', '--raw', '/ethdev/list').stdout
+    assert raw == '{"/ethdev/list":[0,1,2,3]}\n'
+
+
+def test_ports_agree_with_testpmd(dpdktel_cli, testpmd4):
+    # Forwarding runs: counters advance between two reads.
+    first = json.loads(run(dpdktel_cli, '-p', testpmd4.prefix, 'ports', '--json').stdout)
+    wait_until(lambda: json.loads(run(dpdktel_cli, '-p', testpmd4.prefix, 'ports',
+                                      '--json').stdout)[0]['ipackets'] > first[0]['ipackets'],
+               10, 'rx counters advancing')
+    # Stop forwarding so that counters hold still, then compare with testpmd's own view.
+    testpmd4.proc.stdin.write(b'stop\n')
+    testpmd4.proc.stdin.flush()
+    wait_until(lambda: 'Forward statistics for port 3' in testpmd4.log(), 10,
+               'testpmd to stop forwarding')
+    ours = json.loads(run(dpdktel_cli, '-p', testpmd4.prefix, 'ports', '--json').stdout)
+    theirs = read_testpmd_stats(testpmd4)
+    assert [p['port_id'] for p in ours] == [0, 1, 2, 3]
+    for p in ours:
+        t = theirs[p['port_id']]
+        assert p['name'] == f'net_null{p["port_id"]}'
+        assert p['link_status'] == 'up'
+        assert p['ipackets'] == t['RX-packets'] > 0
+        assert p['opackets'] == t['TX-packets'] > 0
+        assert p['imissed'] == t['RX-missed']
+        assert p['ierrors'] == t['RX-errors']
+        assert p['rx_nombuf'] == t['RX-nombuf']
+        assert p['oerrors'] == t['TX-errors']
+        assert p['ibytes'] == t['RX-bytes']
+
+
+def test_watch_prints_rates_when_piped(dpdktel_cli, testpmd4):
+    out = run(dpdktel_cli, '-p', testpmd4.prefix, 'watch', '-i', '0.2', '-c', '2').stdout
+    lines = out.strip().splitlines()
+    assert len(lines) == 8, out  # 2 refreshes x 4 ports
+    for line in lines:
+        fields = dict(kv.split('=', 1) for kv in line.split()[1:])
+        assert fields['link'] == 'up'
+        assert float(fields['rx_pps']) > 0
+    assert {l.split()[1] for l in lines} == {f'port={i}' for i in range(4)}
+
+
+def test_killed_app_reported_gone_within_a_second(dpdktel_cli):
+    app = dpdk.testpmd(nports=2)
+    with app:
+        run(dpdktel_cli, '-p', app.prefix, 'ports')
+        app.kill9()
+        t0 = time.monotonic()
+        p = run(dpdktel_cli, '-p', app.prefix, 'ports', check=False)
+        elapsed = time.monotonic() - t0
+        assert p.returncode == 1
+        assert f"prefix '{app.prefix}' is gone" in p.stderr
+        assert 'stale socket' in p.stderr
+        assert elapsed < 1.0
+        out = json.loads(run(dpdktel_cli, 'list', '--json').stdout)
+        assert [i['state'] for i in out if i['prefix'] == app.prefix] == ['stale']
+
+
+def test_stopped_app_reported_not_running(dpdktel_cli):
+    app = dpdk.testpmd(nports=2)
+    with app:
+        assert app.stop(signal.SIGTERM) == 0
+        p = run(dpdktel_cli, '-p', app.prefix, 'ports', check=False)
+        assert p.returncode == 1
+        assert f"no DPDK application with prefix '{app.prefix}' is running" in p.stderr
+
+
+def test_second_process_on_same_prefix_gets_index_1(dpdktel_cli):
+    prefix = dpdk.unique_prefix('n')
+    a = dpdk.testpmd(prefix=prefix, nports=1, extra=[])
+    b = dpdk.testpmd(prefix=prefix, nports=1, extra=[], index=1)
+    for app in (a, b):  # no shared config: both may be primaries on one prefix
+        app.argv.insert(app.argv.index('--'), '--no-shconf')
+    with a, b:
+        info = json.loads(run(dpdktel_cli, '-p', prefix, '-N', '1', 'query', '/info').stdout)
+        assert info['/info']['pid'] == b.pid
+        info0 = json.loads(run(dpdktel_cli, '-p', prefix, 'query', '/info').stdout)
+        assert info0['/info']['pid'] == a.pid
+        listed = json.loads(run(dpdktel_cli, 'list', '--json').stdout)
+        mine = sorted((i['index'], i['pid']) for i in listed if i['prefix'] == prefix)
+        assert mine == [(0, a.pid), (1, b.pid)]
+
+
+def test_usage_errors_exit_2(dpdktel_cli):
+    assert run(dpdktel_cli, check=False).returncode == 2
+    assert run(dpdktel_cli, 'frobnicate', check=False).returncode == 2
+    assert run(dpdktel_cli, '-t', 'soon', 'list', check=False).returncode == 2
+    assert run(dpdktel_cli, '-s', '/x', '-p', 'y', 'ports', check=False).returncode == 2
+    p = run(dpdktel_cli, '-p', 'x', 'query', 'noslash', check=False)
+    assert p.returncode == 2 and 'invalid command' in p.stderr
+    assert run(dpdktel_cli, '--help').stdout.startswith('Usage: dpdktel')

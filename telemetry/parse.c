@@ -57,8 +57,8 @@ envelope_visit(void *ctx, const struct dtel__jframe *path, int depth, const stru
 }
 
 /* Walk a reply for @cmd; *ret_flags gets the reply's and the containers' flags. */
-static int
-walk_reply(const struct dtel_reply *reply, const char *cmd, dtel__jvisit_t inner, void *ctx,
+int
+dtel__walk_reply(const struct dtel_reply *reply, const char *cmd, dtel__jvisit_t inner, void *ctx,
 	unsigned int *ret_flags)
 {
 	struct envelope e = {.cmd = cmd, .inner = inner, .ctx = ctx};
@@ -187,7 +187,7 @@ dtel_parse_port_list(const struct dtel_reply *reply, uint16_t **ret_ids)
 
 	if (ret_ids == NULL)
 		return -EINVAL;
-	r = walk_reply(reply, "/ethdev/list", list_visit, &c, &flags);
+	r = dtel__walk_reply(reply, "/ethdev/list", list_visit, &c, &flags);
 	if (r < 0) {
 		free(c.ids);
 		return r;
@@ -294,7 +294,7 @@ dtel_parse_port_stats(const struct dtel_reply *reply, struct dtel_port_stats *re
 	if (c == NULL)
 		return -ENOMEM;
 	c->queue = -1;
-	r = walk_reply(reply, "/ethdev/stats", stats_visit, c, &flags);
+	r = dtel__walk_reply(reply, "/ethdev/stats", stats_visit, c, &flags);
 	if (r == 0 && c->seen != (1u << NELEM(counter_names)) - 1)
 		r = -EPROTO;
 	if (r == 0) {
@@ -362,7 +362,7 @@ dtel_parse_xstats(const struct dtel_reply *reply, struct dtel_xstats *ret)
 
 	if (ret == NULL)
 		return -EINVAL;
-	r = walk_reply(reply, "/ethdev/xstats", xstats_visit, &c, &flags);
+	r = dtel__walk_reply(reply, "/ethdev/xstats", xstats_visit, &c, &flags);
 	if (r < 0) {
 		free(c.x.v);
 		return r;
@@ -440,7 +440,7 @@ dtel_parse_link(const struct dtel_reply *reply, struct dtel_link *ret)
 
 	if (ret == NULL)
 		return -EINVAL;
-	r = walk_reply(reply, "/ethdev/link_status", link_visit, &c, &c.l.flags);
+	r = dtel__walk_reply(reply, "/ethdev/link_status", link_visit, &c, &c.l.flags);
 	if (r < 0)
 		return r;
 	if (!c.have_status)
@@ -538,7 +538,7 @@ dtel_parse_port_info(const struct dtel_reply *reply, struct dtel_port_info *ret)
 
 	if (ret == NULL)
 		return -EINVAL;
-	r = walk_reply(reply, "/ethdev/info", info_visit, &c, &flags);
+	r = dtel__walk_reply(reply, "/ethdev/info", info_visit, &c, &flags);
 	if (r < 0)
 		return r;
 	if (c.seen != 3)
@@ -653,7 +653,7 @@ dtel_parse_eal_params(const struct dtel_reply *reply, struct dtel_eal_params *re
 
 	if (ret == NULL)
 		return -EINVAL;
-	r = walk_reply(reply, "/eal/params", params_visit, &c, &p.flags);
+	r = dtel__walk_reply(reply, "/eal/params", params_visit, &c, &p.flags);
 	if (r == 0) {
 		p.flags |= c.flags;
 		eal_options(&c, &p);
@@ -704,7 +704,7 @@ dtel_parse_eal_lcore_info(const struct dtel_reply *reply, struct dtel_eal_lcore_
 
 	if (ret == NULL)
 		return -EINVAL;
-	r = walk_reply(reply, "/eal/lcore/info", lcore_visit, &c, &c.li.flags);
+	r = dtel__walk_reply(reply, "/eal/lcore/info", lcore_visit, &c, &c.li.flags);
 	if (r < 0)
 		return r;
 	if (!c.have_id)
@@ -830,7 +830,7 @@ dtel_parse_dict(const struct dtel_reply *reply, const char *cmd, struct dtel_dic
 
 	if (ret == NULL)
 		return -EINVAL;
-	r = walk_reply(reply, cmd, dict_visit, &c, &flags);
+	r = dtel__walk_reply(reply, cmd, dict_visit, &c, &flags);
 	if (r < 0) {
 		free(c.d.v);
 		return r;

@@ -384,10 +384,10 @@ struct dtel_dict {
 };
 
 /**
- * Any reply whose value is a dict (@cmd: the command it answers, "/cmd" without params; NULL
- * takes whatever the reply's key is). Nested dicts and arrays are flattened into keys joined
- * with '.': {"a":{"b":1},"q":[5,6]} gives "a.b"=1, "q.0"=5, "q.1"=6. Nesting deeper than
- * 8 levels is -EPROTO.
+ * Any reply whose value is a dict or an array (@cmd: the command it answers, "/cmd" without
+ * params; NULL takes whatever the reply's key is). Nested dicts and arrays are flattened into
+ * keys joined with '.': {"a":{"b":1},"q":[5,6]} gives "a.b"=1, "q.0"=5, "q.1"=6, and the
+ * array ["x","y"] gives "0"="x", "1"="y". Nesting deeper than 8 levels is -EPROTO.
  */
 int dtel_parse_dict(const struct dtel_reply *reply, const char *cmd, struct dtel_dict *ret);
 /** Free the entries of @d and zero it. Accepts NULL. */

@@ -802,7 +802,10 @@ dict_visit(void *ctx, const struct dtel__jframe *path, int depth, const struct d
 	bool ok;
 
 	if (depth == 0)
-		return expect_top(depth, t, DTEL__J_OBJECT);
+		return t->type == DTEL__J_OBJECT || t->type == DTEL__J_ARRAY ||
+				t->type == DTEL__J_END
+			? 0
+			: -EPROTO;
 	if (t->type == DTEL__J_OBJECT || t->type == DTEL__J_ARRAY || t->type == DTEL__J_END)
 		return 0;
 	e = dict_add(c);

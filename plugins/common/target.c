@@ -30,23 +30,26 @@ dtp_target_fini(struct dtp_target *t)
 	t->sh = NULL;
 }
 
-/* Why a request failed, in the operator's terms. */
+/* Why a request failed, in the operator's terms: completes "DPDK application 'x' (path) ". */
 static const char *
 reason(int err, char *buf, size_t size)
 {
 	switch (err) {
 	case -ENOENT:
-		return "not running (no socket)";
+		return "is not running (no socket)";
 	case -ECONNREFUSED:
-		return "gone (stale socket: the application exited without removing it)";
+		return "is gone (stale socket: the application exited without removing it)";
 	case -EACCES:
-		return "permission denied: run collectd as root or as a member of the group the "
-		       "application gives its socket to (see dpdktel-fwd --telemetry-group)";
+		return "refuses us: permission denied: run collectd as root or as a member of the "
+		       "group the application gives its socket to (see dpdktel-fwd "
+		       "--telemetry-group)";
 	case -ECONNRESET:
-		return "closed the connection (it serves at most 10 telemetry clients: are 10 "
-		       "others connected?)";
+		return "closed the connection: it exited or restarted, or already serves the 10 "
+		       "telemetry clients DPDK allows";
+	case -ETIMEDOUT:
+		return "does not answer within the timeout";
 	default:
-		snprintf(buf, size, "%s", dtel_strerror(err));
+		snprintf(buf, size, "cannot be read: %s", dtel_strerror(err));
 		return buf;
 	}
 }
@@ -60,7 +63,7 @@ note_down(struct dtp_target *t, const char *cmd, int err)
 	t->last_error = err;
 	/* Once per outage: c_complain_once stays quiet until c_release. */
 	c_complain_once(LOG_WARNING, &t->down_complaint,
-		"%s plugin: DPDK application '%s' (%s) is %s [%s]", t->plugin, t->name, t->path,
+		"%s plugin: DPDK application '%s' (%s) %s [%s]", t->plugin, t->name, t->path,
 		reason(err, buf, sizeof(buf)), cmd);
 }
 

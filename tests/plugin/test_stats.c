@@ -392,7 +392,7 @@ hung_request_bounded_by_timeout(void **state)
 	assert_true(d->v[0].gauge >= 0.19);
 	assert_true(d->v[0].gauge < 0.2 + 1.0);
 	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 0);
-	assert_int_equal(fc_logs_matching("no answer within the timeout"), 1);
+	assert_int_equal(fc_logs_matching("does not answer within the timeout"), 1);
 	must_find(PI ".port0", "if_packets", NULL);
 }
 

@@ -50,9 +50,11 @@ static const struct events_opts defaults = {
 };
 
 #define BOTH (DTP_OPT_GLOBAL | DTP_OPT_INSTANCE)
-#define OPT(key, type, field, min, max, expect)                                                   \
-	{key, type, offsetof(struct events_opts, field), sizeof(((struct events_opts *)0)->field), \
-		BOTH, min, max, expect}
+#define OPT(key, type, field, min, max, expect)                                          \
+	{                                                                                \
+		key, type, offsetof(struct events_opts, field),                          \
+			sizeof(((struct events_opts *)0)->field), BOTH, min, max, expect \
+	}
 #define BOOL_OPT(key, field) OPT(key, DTP_OPT_BOOL, field, 0, 0, "true or false")
 
 static const struct dtp_option options[] = {
@@ -314,14 +316,13 @@ notify_up(struct ev_instance *ei, const struct port_ev *p, enum link_state old, 
 	else
 		snprintf(detail, sizeof(detail), ": %" PRIu64 " Mbps %s", p->speed,
 			dtel_duplex_name(p->duplex));
-	notify_port(ei, p, NOTIF_OKAY, link_word(old), "up", old == LINK_DOWN ? (int64_t)down_ms : -1,
-		"up", detail);
+	notify_port(ei, p, NOTIF_OKAY, link_word(old), "up",
+		old == LINK_DOWN ? (int64_t)down_ms : -1, "up", detail);
 }
 
 /* Instance ----------------------------------------------------------------------------- */
 
-static void
-notify_instance(struct ev_instance *ei, int severity, const char *old, const char *new,
+static void notify_instance(struct ev_instance *ei, int severity, const char *old, const char *new,
 	int64_t duration_ms, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 static void
@@ -367,8 +368,8 @@ instance_failed(struct ev_instance *ei, uint64_t t)
 		return;
 	ei->up = false;
 	ei->announced_gone = true;
-	notify_instance(ei, NOTIF_FAILURE, "up", "gone", -1, "DPDK application %s is gone",
-		ei->t.name);
+	notify_instance(
+		ei, NOTIF_FAILURE, "up", "gone", -1, "DPDK application %s is gone", ei->t.name);
 }
 
 /* A poll succeeded: back after an outage, and/or restarted. */
@@ -410,8 +411,8 @@ query(struct ev_instance *ei, const char *cmd, struct dtel_reply *r)
 static bool
 connection_error(int err)
 {
-	return err < 0 && err != -ENODATA && err != -EMSGSIZE && err != -EPROTO &&
-		err != -EINVAL && err != -ENOMEM;
+	return err < 0 && err != -ENODATA && err != -EMSGSIZE && err != -EPROTO && err != -EINVAL &&
+		err != -ENOMEM;
 }
 
 /* What the application offers, from its command list, once per process. */
@@ -453,8 +454,9 @@ probe_caps(struct ev_instance *ei)
 	ei->have_caps = true;
 	if (ei->o->lcores && !ei->has_fwd_lcores && !ei->has_eal_lcore && !ei->said_links_only) {
 		ei->said_links_only = true;
-		LOG(LOG_INFO, "DPDK application '%s' reports no lcore data (no /fwd/lcores, no "
-			      "/eal/lcore/info): only its links are watched",
+		LOG(LOG_INFO,
+			"DPDK application '%s' reports no lcore data (no /fwd/lcores, no "
+			"/eal/lcore/info): only its links are watched",
 			ei->t.name);
 	}
 	return 0;
@@ -645,8 +647,9 @@ check_settled(struct ev_instance *ei, struct port_ev *p, uint64_t t)
 {
 	char detail[96];
 
-	if (!p->flapping || (p->nflaps > 0 && t - p->flap_ms[p->nflaps - 1] <=
-						    (uint64_t)(ei->o->flap_window * 1000)))
+	if (!p->flapping ||
+		(p->nflaps > 0 &&
+			t - p->flap_ms[p->nflaps - 1] <= (uint64_t)(ei->o->flap_window * 1000)))
 		return;
 	p->flapping = false;
 	p->nflaps = 0;
@@ -861,13 +864,15 @@ notify_lcore(struct ev_instance *ei, const struct lcore_ev *l, enum dtel_lcore_s
 	struct dtp_id id;
 
 	if (l->state == DTEL_LCORE_STALLED)
-		snprintf(msg, sizeof(msg), "lcore %u of %s stalled: no heartbeat for %" PRIu64 " ms",
-			l->id, ei->t.name, l->age_us / 1000);
+		snprintf(msg, sizeof(msg),
+			"lcore %u of %s stalled: no heartbeat for %" PRIu64 " ms", l->id,
+			ei->t.name, l->age_us / 1000);
 	else if (l->state == DTEL_LCORE_EXITED)
 		snprintf(msg, sizeof(msg), "lcore %u of %s exited", l->id, ei->t.name);
 	else if (old == DTEL_LCORE_STALLED || old == DTEL_LCORE_EXITED)
-		severity = NOTIF_OKAY, snprintf(msg, sizeof(msg), "lcore %u of %s recovered after %s",
-					       l->id, ei->t.name, duration(lasted_ms, d, sizeof(d)));
+		severity = NOTIF_OKAY,
+		snprintf(msg, sizeof(msg), "lcore %u of %s recovered after %s", l->id, ei->t.name,
+			duration(lasted_ms, d, sizeof(d)));
 	else
 		return; /* RUNNING <-> IDLE <-> STARTING is no news */
 	dtp_id_lcore(&id, PLUGIN, ei->t.name, l->id, cdtime());
@@ -975,7 +980,8 @@ read_eal_lcores(struct ev_instance *ei, struct dtel_fwd_lcores *out, uint64_t t)
 		bool fresh;
 
 		if (ids.v[i].type != DTEL_VALUE_U64 ||
-			dtp_query_id(&ei->t, "/eal/lcore/info", (unsigned int)ids.v[i].v.u64, &r) < 0)
+			dtp_query_id(&ei->t, "/eal/lcore/info", (unsigned int)ids.v[i].v.u64, &r) <
+				0)
 			continue;
 		ret = dtel_parse_eal_lcore_info(&r, &li);
 		dtel_reply_release(&r);
@@ -1071,8 +1077,11 @@ poll_once(struct ev_instance *ei)
 		instance_answered(ei, t);
 	publish(ei);
 	if (ei->up != was_up) {
-		struct snapshot sn = {.up = ei->up, .restarts = ei->t.restarts, .sent = ei->t.sent,
-			.failed = ei->t.failed, .discarded = ei->t.discarded};
+		struct snapshot sn = {.up = ei->up,
+			.restarts = ei->t.restarts,
+			.sent = ei->t.sent,
+			.failed = ei->t.failed,
+			.discarded = ei->t.discarded};
 
 		dispatch_instance_now(ei, &sn);
 	}
@@ -1275,8 +1284,9 @@ check_types(void)
 
 	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++) {
 		if (plugin_get_ds(ours[i]) == NULL) {
-			LOG(LOG_ERR, "type '%s' is not defined: add a second TypesDB line with "
-				     "dpdktel.types.db (see docs/dpdktel_events.md)",
+			LOG(LOG_ERR,
+				"type '%s' is not defined: add a second TypesDB line with "
+				"dpdktel.types.db (see docs/dpdktel_events.md)",
 				ours[i]);
 			return -1;
 		}
@@ -1294,8 +1304,9 @@ check_poll(const struct dtp_conf *c)
 		const struct events_opts *o = i < c->ninst ? c->inst[i].opts : c->global;
 
 		if (o->flap_window < o->poll_interval) {
-			LOG(LOG_ERR, "FlapWindow %g is shorter than PollInterval %g: expected a "
-				     "window of several polls",
+			LOG(LOG_ERR,
+				"FlapWindow %g is shorter than PollInterval %g: expected a "
+				"window of several polls",
 				o->flap_window, o->poll_interval);
 			errors++;
 		}

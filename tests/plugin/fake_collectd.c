@@ -544,11 +544,13 @@ fc_shutdown(void)
 void
 fc_clear_records(void)
 {
+	pthread_mutex_lock(&lock);
 	nvalues = 0;
 	nnotes = 0;
 	for (size_t i = 0; i < nlogs; i++)
 		free(logs[i]);
 	nlogs = 0;
+	pthread_mutex_unlock(&lock);
 }
 
 void
@@ -609,6 +611,40 @@ fc_notification_at(size_t i)
 }
 
 size_t
+fc_notifications_matching(const char *needle, struct fc_notification *out)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < nnotes; i++) {
+		if (strstr(notes[i].message, needle) == NULL)
+			continue;
+		n++;
+		if (out != NULL)
+			*out = notes[i];
+	}
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
+bool
+fc_find_copy(const char *pi, const char *type, const char *ti, struct fc_value *out)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&lock);
+	for (size_t i = nvalues; i-- > 0 && !found;) {
+		if (matches(&values[i], pi, type, ti)) {
+			found = true;
+			if (out != NULL)
+				*out = values[i];
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return found;
+}
+
+size_t
 fc_nlogs(void)
 {
 	return nlogs;
@@ -625,8 +661,10 @@ fc_logs_matching(const char *needle)
 {
 	size_t n = 0;
 
+	pthread_mutex_lock(&lock);
 	for (size_t i = 0; i < nlogs; i++)
 		n += strstr(logs[i], needle) != NULL;
+	pthread_mutex_unlock(&lock);
 	return n;
 }
 

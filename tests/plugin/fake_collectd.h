@@ -67,6 +67,16 @@ void fc_clear_records(void);
 size_t fc_nnotifications(void);
 const struct fc_notification *fc_notification_at(size_t i);
 
+/*
+ * Thread-safe lookups, for plugins that dispatch from their own threads: each copies what
+ * it finds into *out (when not NULL) under the recorder's lock.
+ */
+/** How many notifications contain @needle in their message; the last one into *out. */
+size_t fc_notifications_matching(const char *needle, struct fc_notification *out);
+/** The last value list with these identifiers into *out; false when there is none. */
+bool fc_find_copy(const char *plugin_instance, const char *type, const char *type_instance,
+	struct fc_value *out);
+
 /** Log lines recorded so far, each "<level> <message>". */
 size_t fc_nlogs(void);
 const char *fc_log_at(size_t i);

@@ -598,18 +598,32 @@ port_ev(struct ev_instance *ei, uint16_t id, bool *ret_new)
 	return &v[ei->nports++];
 }
 
-/* The device name, for the link-down message; once per port. */
-static void
-learn_name(struct ev_instance *ei, struct port_ev *p)
+/*
+ * The device name, for the link-down message, once per port; returns whether the port is
+ * started (true when that cannot be told).
+ */
+static bool
+learn_info(struct ev_instance *ei, struct port_ev *p)
 {
 	struct dtel_port_info info;
 	struct dtel_reply r;
+	bool started = true;
 
-	if (p->name[0] || dtp_query_id(&ei->t, "/ethdev/info", p->id, &r) < 0)
-		return;
-	if (dtel_parse_port_info(&r, &info) == 0 && info.port_id == p->id)
+	if (dtp_query_id(&ei->t, "/ethdev/info", p->id, &r) < 0)
+		return true;
+	if (dtel_parse_port_info(&r, &info) == 0 && info.port_id == p->id) {
 		snprintf(p->name, sizeof(p->name), "%s", info.name);
+		started = info.dev_started;
+	}
 	dtel_reply_release(&r);
+	return started;
+}
+
+static void
+learn_name(struct ev_instance *ei, struct port_ev *p)
+{
+	if (!p->name[0])
+		learn_info(ei, p);
 }
 
 /* Keep the change times inside the window; true when the port now counts as flapping. */
@@ -699,10 +713,18 @@ missed_flaps(struct ev_instance *ei, struct port_ev *p, uint64_t missed, uint64_
 			"flapped", detail);
 }
 
-/* The first reading of a port (start, or after a restart): report it once if down. */
+/*
+ * The first reading of a port (start, or after a restart): report it once if down. A port
+ * the application has not started yet is down without anything being wrong: its state stays
+ * unknown until it is started.
+ */
 static void
 first_reading(struct ev_instance *ei, struct port_ev *p, const struct link_reading *r, uint64_t t)
 {
+	if (r->state == LINK_DOWN && !learn_info(ei, p)) {
+		p->state = LINK_UNKNOWN;
+		return;
+	}
 	p->state = r->state;
 	p->speed = r->speed;
 	p->duplex = r->duplex;
@@ -711,10 +733,8 @@ first_reading(struct ev_instance *ei, struct port_ev *p, const struct link_readi
 	p->app_changes = r->changes;
 	if (r->have_changes)
 		p->changes = r->changes;
-	if (p->state == LINK_DOWN && ei->o->initial_state) {
-		learn_name(ei, p);
+	if (p->state == LINK_DOWN && ei->o->initial_state)
 		notify_down(ei, p, LINK_UNKNOWN, 0);
-	}
 }
 
 static void
@@ -762,9 +782,9 @@ apply_link(struct ev_instance *ei, const struct link_reading *r, uint64_t t)
 	if (p == NULL)
 		return false;
 	p->present = true;
-	if (fresh) {
+	if (fresh || p->state == LINK_UNKNOWN) {
 		first_reading(ei, p, r, t);
-		return true;
+		return p->state != LINK_UNKNOWN;
 	}
 	if (r->have_changes && p->have_app_changes && r->changes > p->app_changes)
 		seen_changes = r->changes - p->app_changes;
@@ -809,6 +829,8 @@ poll_links(struct ev_instance *ei, uint64_t t)
 	int ret = read_links(ei, &s);
 
 	if (ret == 0) {
+		/* A restart must be known before these readings are compared with the old ones. */
+		instance_answered(ei, t);
 		for (size_t i = 0; i < s.n; i++)
 			if (apply_link(ei, &s.v[i], t))
 				dispatch_port_now(ei, port_ev(ei, s.v[i].port, &(bool){0}));
@@ -1017,6 +1039,7 @@ poll_lcores(struct ev_instance *ei, uint64_t t)
 		return 0;
 	if (ret < 0)
 		return ret;
+	instance_answered(ei, t);
 	for (size_t i = 0; i < l.n; i++)
 		if (apply_lcore(ei, &l.v[i], t))
 			dispatch_lcore_now(ei, lcore_ev(ei, l.v[i].lcore_id, &(bool){0}));

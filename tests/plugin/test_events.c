@@ -161,7 +161,9 @@ sim_handler(
 		o->data = link_status(id), sim.link_queries++;
 	else if (IS("/ethdev/info"))
 		o->data = fs_printf(
-			"{\"/ethdev/info\":{\"name\":\"net_tap%u\",\"port_id\":%u}}", id, id);
+			"{\"/ethdev/"
+			"info\":{\"name\":\"net_tap%u\",\"port_id\":%u,\"dev_started\":1}}",
+			id, id);
 	else if (IS("/fwd/ports") && sim.fwd)
 		o->data = fwd_ports(), sim.link_queries++;
 	else if (IS("/fwd/lcores") && sim.fwd)
@@ -278,6 +280,19 @@ wait_note(const char *needle, size_t n, struct fc_notification *out)
 	}
 }
 
+/* Wait until the last value of pi/type is @want (it follows its notification). */
+static void
+wait_gauge(const char *pi, const char *type, double want)
+{
+	uint64_t deadline = ms_now() + 5000;
+	struct fc_value v;
+
+	while (!(fc_find_copy(pi, type, NULL, &v) && v.v[0].gauge == want) && ms_now() < deadline)
+		usleep(1000);
+	if (!(fc_find_copy(pi, type, NULL, &v) && v.v[0].gauge == want))
+		fail_msg("%s/%s never became %g", pi, type, want);
+}
+
 /* Let the plugin poll the links k more times (so that a state is surely seen, or not). */
 static void
 wait_polls(unsigned int k)
@@ -329,14 +344,14 @@ link_down_then_up(void **state)
 	assert_string_equal(n.host, "fakehost");
 	assert_non_null(strstr(n.meta, "port_id=0;name=net_tap0;old_state=up;new_state=down;"));
 	/* The value goes out at the change, not only at the next interval. */
-	assert_true(fc_find_copy("edge1.port0", "link_status", NULL, &v));
-	assert_true(v.v[0].gauge == 0);
+	wait_gauge("edge1.port0", "link_status", 0);
 	set_link(0, true);
 	wait_note("Link up on edge1 port 0", 1, &n);
 	assert_int_equal(n.severity, NOTIF_OKAY);
 	assert_non_null(
 		strstr(n.message, "Link up on edge1 port 0: 10000 Mbps full-duplex after "));
 	assert_non_null(strstr(n.meta, "old_state=down;new_state=up;duration_ms="));
+	wait_gauge("edge1.port0", "link_status", 1);
 	assert_true(fc_find_copy("edge1.port0", "link_changes", NULL, &v));
 	assert_int_equal(v.v[0].derive, 2); /* no counter from the application: ours */
 	wait_polls(4);
@@ -454,12 +469,12 @@ stall_and_recovery(void **state)
 	assert_string_equal(n.plugin_instance, "edge1.lcore1");
 	assert_string_equal(n.type, "lcore_state");
 	assert_string_equal(n.meta, "lcore_id=1;old_state=RUNNING;new_state=STALLED;");
-	assert_true(fc_find_copy("edge1.lcore1", "lcore_state", NULL, &v));
-	assert_true(v.v[0].gauge == 3);
+	wait_gauge("edge1.lcore1", "lcore_state", 3);
 	sim_set(set_lcore, (uint64_t[]){0, 1, 3, 1});
 	wait_note("lcore 1 of edge1 recovered after", 1, &n);
 	assert_int_equal(n.severity, NOTIF_OKAY);
 	assert_non_null(strstr(n.meta, "old_state=STALLED;new_state=RUNNING;duration_ms="));
+	wait_gauge("edge1.lcore1", "lcore_state", 1);
 	assert_true(fc_find_copy("edge1.lcore1", "stalls", NULL, &v));
 	assert_int_equal(v.v[0].derive, 1);
 	assert_int_equal(fc_notifications_matching("lcore 2", NULL), 0);

@@ -1,0 +1,78 @@
+"""dpdktel_events in a real collectd against real DPDK applications on net_tap ports."""
+import os
+import subprocess
+import time
+
+import pytest
+
+from helpers import dpdk
+from helpers.collectd import Collectd
+from helpers.wait import wait_until
+
+
+def events_config(path, extra=''):
+    return ('LoadPlugin dpdktel_events\n<Plugin dpdktel_events>\n  PollInterval 0.02\n'
+            f'{extra}  <Instance "tap">\n    SocketPath "{path}"\n  </Instance>\n</Plugin>\n')
+
+
+def tap_pmd(tag):
+    """testpmd on two net_tap ports; returns the app and the kernel iface names."""
+    ifaces = [f'dt{tag}{os.getpid() % 10000}{i}' for i in range(2)]
+    app = dpdk.testpmd(nports=2, vdevs=[f'net_tap{i},iface={n}' for i, n in enumerate(ifaces)])
+    return app, ifaces
+
+
+def ip_link(iface, state):
+    subprocess.run(['ip', 'link', 'set', 'dev', iface, state], check=True)
+
+
+def notes(cd, plugin='dpdktel_events'):
+    return [n for n in cd.notifications() if n.get('plugin') == plugin]
+
+
+def wait_note(cd, text, timeout=10):
+    return wait_until(lambda: [n for n in notes(cd) if text in n['message']], timeout,
+                      f'notification "{text}"')[-1]
+
+
+def test_link_down_and_up_on_testpmd(build_dir, source_dir):
+    app, ifaces = tap_pmd('e')
+    with app, Collectd(build_dir, source_dir, events_config(app.socket),
+                       ours=('dpdktel_events',)) as cd:
+        wait_until(lambda: cd.getval('dpdktel_events-tap.port0/link_status') == {'value': 1.0},
+                   10, 'link_status 1 via unixsock')
+        ip_link(ifaces[0], 'down')
+        n = wait_note(cd, 'Link down on tap port 0')
+        assert n['severity'] == 'FAILURE'
+        assert n['message'] == 'Link down on tap port 0 (net_tap0)'
+        assert n['plugin_instance'] == 'tap.port0' and n['type'] == 'link_status'
+        wait_until(lambda: cd.getval('dpdktel_events-tap.port0/link_status') == {'value': 0.0},
+                   5, 'link_status 0 via unixsock')
+        ip_link(ifaces[0], 'up')
+        n = wait_note(cd, 'Link up on tap port 0')
+        assert n['severity'] == 'OKAY'
+        assert n['message'].startswith('Link up on tap port 0: 10000 Mbps full-duplex after ')
+        wait_until(lambda: cd.getval('dpdktel_events-tap.port0/link_status') == {'value': 1.0},
+                   5, 'link_status back to 1')
+        assert not [n for n in notes(cd) if 'port 1' in n['message']]
+        assert 'only its links are watched' in cd.log()
+
+
+def test_instance_gone_back_restarted(build_dir, source_dir):
+    app, _ = tap_pmd('g')
+    with app, Collectd(build_dir, source_dir, events_config(app.socket),
+                       ours=('dpdktel_events',)) as cd:
+        wait_until(lambda: cd.getval('dpdktel_events-tap/up') == {'value': 1.0}, 10, 'up 1')
+        old = app.pid
+        app.kill9()
+        n = wait_note(cd, 'DPDK application tap is gone')
+        assert n['severity'] == 'FAILURE' and n['type'] == 'up'
+        app.start()
+        wait_note(cd, 'DPDK application tap is back after')
+        n = wait_note(cd, f'DPDK application tap restarted (pid {old} → {app.pid})')
+        assert n['severity'] == 'WARNING'
+        # One outage, one pair: no link-down per port for a gone application.
+        msgs = [n['message'] for n in notes(cd)]
+        assert sum('is gone' in m for m in msgs) == 1
+        assert sum('is back' in m for m in msgs) == 1
+        assert not any(m.startswith('Link') for m in msgs), msgs

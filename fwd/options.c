@@ -346,7 +346,8 @@ fwd_options_parse(int argc, char *const argv[], struct fwd_config *cfg, char *er
 
 		if (lookup(arg, &id, &val, &uo) < 0) {
 			if (arg[0] == '-')
-				return fail(&p, "unknown option '%s' (see --help)", arg);
+				return fail(&p, "unknown option '%.*s' (see --help)",
+					(int)strcspn(arg, "="), arg);
 			return fail(&p,
 				"unexpected argument '%s' (every argument after -- is an "
 				"option; see --help)",

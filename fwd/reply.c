@@ -361,8 +361,8 @@ fwd_reply_metrics(
 {
 	/* {"port_id":-1 plus the closing brace */
 	size_t used = sizeof("{\"port_id\":-1}") - 1;
-	/* port_id and a possible truncated flag take two of the dict's entries. */
-	unsigned int room = RTE_TEL_MAX_DICT_ENTRIES - 2;
+	/* Stay under the 256-entry dict limit with port_id and a possible truncated flag. */
+	unsigned int room = RTE_TEL_MAX_DICT_ENTRIES - 3;
 	int ret;
 
 	TRY(rte_tel_data_start_dict(d));

@@ -94,7 +94,8 @@ int fwd_reply_info(struct rte_tel_data *d, const struct fwd_info_snap *s);
 /**
  * /fwd/metrics[,<port>]: {"port_id":N,"<name>":value,...}. Names that are not valid
  * telemetry keys, and the reserved keys port_id and truncated, are skipped. If the rest
- * would not fit in one reply, the first ones that fit are sent with "truncated":1.
+ * would not fit in one reply (16 KiB, fewer than 256 entries), the first ones that fit are
+ * sent, followed by "truncated":1.
  */
 int fwd_reply_metrics(
 	struct rte_tel_data *d, int port_id, const struct fwd_metric_snap *m, unsigned int n);

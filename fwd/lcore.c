@@ -66,10 +66,10 @@ fwd_lcores_assign(struct fwd_ctx *ctx)
 			FWD_APP_NAME, ctx->main_lcore);
 	if (ctx->nb_ports < ctx->nb_workers)
 		rte_exit(EXIT_FAILURE,
-			"%s: lcore %u has no port to serve (%u forwarding lcores "
-			"for %u ports): use fewer lcores (-l) or more ports\n",
+			"%s: lcore %u has no port to serve (%u forwarding lcores, %u port%s): "
+			"use fewer lcores (-l) or more ports\n",
 			FWD_APP_NAME, ctx->workers[ctx->nb_ports].lcore_id, ctx->nb_workers,
-			ctx->nb_ports);
+			ctx->nb_ports, ctx->nb_ports == 1 ? "" : "s");
 
 	/* Round-robin: port i (in port order) goes to worker i mod n. */
 	for (unsigned int i = 0; i < ctx->nb_ports; i++) {

@@ -10,6 +10,7 @@
  *
  * The telemetry commands are documented in docs/fwd-telemetry.md.
  */
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,21 @@ app_args(int argc, char **argv, char ***ret)
 		}
 	*ret = argv + argc;
 	return 0;
+}
+
+/*
+ * Every telemetry reply allocates rte_tel_data containers of ~66 KiB each (/fwd/lcores has
+ * 12, /ethdev/stats 5) on the client's thread. glibc then trims that thread's arena after
+ * each reply (madvise MADV_DONTNEED) and faults the pages back in on the next: a TLB
+ * flush that reaches the forwarding lcores too, ~2% of their rate at 100 queries/s here.
+ * Keeping up to 64 MiB of freed heap in the process (about 1 MiB per telemetry client)
+ * removes that cost. Allocations stay below the mmap threshold (128 KiB).
+ */
+static void
+keep_freed_heap(void)
+{
+	if (mallopt(M_TRIM_THRESHOLD, 64 << 20) != 1)
+		fprintf(stderr, "%s: mallopt(M_TRIM_THRESHOLD) failed\n", FWD_APP_NAME);
 }
 
 static void
@@ -106,6 +122,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ctx.start_time);
+	keep_freed_heap();
 	install_signals();
 	rte_set_application_usage_hook(usage_hook);
 

@@ -384,16 +384,87 @@ struct dtel_dict {
 };
 
 /**
- * Any reply whose value is a dict (@cmd: the command it answers, "/cmd" without params; NULL
- * takes whatever the reply's key is). Nested dicts and arrays are flattened into keys joined
- * with '.': {"a":{"b":1},"q":[5,6]} gives "a.b"=1, "q.0"=5, "q.1"=6. Nesting deeper than
- * 8 levels is -EPROTO.
+ * Any reply whose value is a dict or an array (@cmd: the command it answers, "/cmd" without
+ * params; NULL takes whatever the reply's key is). Nested dicts and arrays are flattened into
+ * keys joined with '.': {"a":{"b":1},"q":[5,6]} gives "a.b"=1, "q.0"=5, "q.1"=6, and the
+ * array ["x","y"] gives "0"="x", "1"="y". Nesting deeper than 8 levels is -EPROTO.
  */
 int dtel_parse_dict(const struct dtel_reply *reply, const char *cmd, struct dtel_dict *ret);
 /** Free the entries of @d and zero it. Accepts NULL. */
 void dtel_dict_clear(struct dtel_dict *d);
 /** The entry with key @key, or NULL. */
 const struct dtel_entry *dtel_dict_find(const struct dtel_dict *d, const char *key);
+
+/* ------------------------------------------------------------------------------------------
+ * Replies of dpdktel-fwd's own commands (docs/fwd-telemetry.md). The list commands are
+ * columnar, like DPDK's /eal/lcore/usage: a dict of index-aligned arrays, one entry per lcore
+ * or port, so that 64 of them stay far under the reply limits.
+ */
+
+/** Lcore states of /fwd/lcores (state_code), also the lcore_state value the plugins publish. */
+enum dtel_lcore_state {
+	DTEL_LCORE_STARTING = 0, /**< not classified yet */
+	DTEL_LCORE_RUNNING = 1, /**< heartbeat advancing, packets moving */
+	DTEL_LCORE_IDLE = 2, /**< heartbeat advancing, nothing to do */
+	DTEL_LCORE_STALLED = 3, /**< no heartbeat for the stall threshold */
+	DTEL_LCORE_EXITED = 4, /**< its loop function returned */
+};
+#define DTEL_LCORE_STATE_MAX DTEL_LCORE_EXITED
+
+/** Name of a state: "STARTING", "RUNNING", "IDLE", "STALLED", "EXITED" or "UNKNOWN". */
+const char *dtel_lcore_state_name(enum dtel_lcore_state state);
+
+/** One forwarding lcore of /fwd/lcores. */
+struct dtel_fwd_lcore {
+	unsigned int lcore_id;
+	enum dtel_lcore_state state;
+	uint64_t heartbeat; /**< the lcore's loop counter */
+	uint64_t heartbeat_age_us; /**< time since its last loop, at the time of the reply */
+	uint64_t stalls; /**< stall episodes so far */
+	uint64_t last_change_age_ms; /**< time since its state last changed */
+	uint64_t rx_packets, tx_packets;
+	uint64_t busy_cycles, total_cycles;
+	char ports[DTEL_STRING_MAX]; /**< ports it serves, as an id list ("0-1") */
+};
+
+/** /fwd/lcores. Owned by the caller; free with dtel_fwd_lcores_clear(). */
+struct dtel_fwd_lcores {
+	size_t n;
+	struct dtel_fwd_lcore *v;
+	unsigned int flags;
+};
+
+/**
+ * -EPROTO when lcore_id, state_code, heartbeat, heartbeat_age_us or stalls is missing, when
+ * the columns differ in length, or a value is of the wrong type; the other columns are
+ * optional (0 or "" when absent).
+ */
+int dtel_parse_fwd_lcores(const struct dtel_reply *reply, struct dtel_fwd_lcores *ret);
+/** Free the entries of @l and zero it. Accepts NULL. */
+void dtel_fwd_lcores_clear(struct dtel_fwd_lcores *l);
+
+/** One port of /fwd/ports. */
+struct dtel_fwd_port {
+	uint16_t port_id;
+	bool up;
+	uint64_t speed_mbps; /**< 0 when down */
+	enum dtel_duplex duplex;
+	uint64_t link_changes; /**< link state changes the application saw (monotonic) */
+	uint64_t last_change_age_ms;
+};
+
+/** /fwd/ports. Owned by the caller; free with dtel_fwd_ports_clear(). */
+struct dtel_fwd_ports {
+	size_t n;
+	struct dtel_fwd_port *v;
+	unsigned int flags;
+};
+
+/** -EPROTO when port_id, link_status or link_changes is missing, or on any inconsistency as
+ * for dtel_parse_fwd_lcores(). */
+int dtel_parse_fwd_ports(const struct dtel_reply *reply, struct dtel_fwd_ports *ret);
+/** Free the entries of @p and zero it. Accepts NULL. */
+void dtel_fwd_ports_clear(struct dtel_fwd_ports *p);
 
 /* ------------------------------------------------------------------------------------------
  * Id lists ("0-3,8")

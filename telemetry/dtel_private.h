@@ -63,6 +63,17 @@ int dtel__session_open_until(const char *path, uint64_t deadline_ns, struct dtel
  */
 int dtel__session_attach(int fd, int timeout_ms, struct dtel_session **ret);
 
+struct dtel__jframe;
+struct dtel__jtok;
+/**
+ * Walk a reply {"<cmd>": value} (any key when @cmd is NULL), handing the events of value to
+ * @inner with paths relative to it; *ret_flags gets the reply's flags and DTEL_F_DICT_FULL /
+ * DTEL_F_ARRAY_FULL. -ENODATA for a null value, -EPROTO for anything malformed. (parse.c)
+ */
+int dtel__walk_reply(const struct dtel_reply *reply, const char *cmd,
+	int (*inner)(void *, const struct dtel__jframe *, int, const struct dtel__jtok *),
+	void *ctx, unsigned int *ret_flags);
+
 /** True for errors after which a session cannot be used any more. */
 bool dtel__error_closes(int err);
 

@@ -1,379 +1,375 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Reply parsers: pure functions from a datagram to plain structs. json-c is used here and
- * nowhere else in the library, and its objects never leave this file: every function
- * releases the parsed tree on every path.
+ * Reply parsers: pure functions from a datagram to plain structs, on top of the JSON walker
+ * (json.h). Each parser is a visitor: it sees every value of the reply with its path, picks
+ * the ones it knows, and checks their types; the walker has already refused anything that is
+ * not one complete, valid JSON value.
  */
 #include <errno.h>
-#include <inttypes.h>
-#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dtel_private.h"
+#include "json.h"
 
-/* Nesting below the reply's value that any known DPDK reply needs, with room to spare. */
-#define MAX_DEPTH 8
+/* Nesting below the reply's value that any parser accepts (the walker bounds the total). */
+#define MAX_VALUE_DEPTH 8
 
 /*
- * json-c saturates integers that do not fit in 64 bits to UINT64_MAX / INT64_MIN without
- * saying so. Find such literals in the text first, so that an overflowing counter is refused
- * instead of read as UINT64_MAX.
+ * The envelope {"<cmd>": value}: checks it and hands the events of value to the inner
+ * visitor, with paths relative to value (depth 0 = value itself).
  */
-static bool
-has_oversized_integer(const char *s, size_t len)
-{
-	static const char u64_max[] = "18446744073709551615";
-	bool in_string = false;
+struct envelope {
+	const char *cmd; /* NULL: any key */
+	dtel__jvisit_t inner;
+	void *ctx;
+	unsigned int flags;
+	bool is_null;
+};
 
-	for (size_t i = 0; i < len; i++) {
-		size_t start, digits;
-
-		if (in_string) {
-			if (s[i] == '\\')
-				i++;
-			else if (s[i] == '"')
-				in_string = false;
-			continue;
-		}
-		if (s[i] == '"') {
-			in_string = true;
-			continue;
-		}
-		if (s[i] < '0' || s[i] > '9')
-			continue;
-		start = i;
-		while (i < len && s[i] >= '0' && s[i] <= '9')
-			i++;
-		digits = i - start;
-		if (digits > 20 || (digits == 20 && memcmp(s + start, u64_max, 20) > 0))
-			return true;
-		i--;
-	}
-	return false;
-}
-
-/* Set DTEL_F_DICT_FULL / DTEL_F_ARRAY_FULL for any container at DPDK's entry caps. */
-static unsigned int
-container_flags(struct json_object *o, int depth)
-{
-	unsigned int flags = 0;
-
-	if (depth > MAX_DEPTH + 1)
-		return 0;
-	if (json_object_is_type(o, json_type_object)) {
-		if (json_object_object_length(o) >= DTEL_DICT_MAX_ENTRIES)
-			flags |= DTEL_F_DICT_FULL;
-		json_object_object_foreach(o, k, v) {
-			(void)k;
-			flags |= container_flags(v, depth + 1);
-		}
-	} else if (json_object_is_type(o, json_type_array)) {
-		size_t n = json_object_array_length(o);
-
-		if (n >= DTEL_ARRAY_MAX_ENTRIES)
-			flags |= DTEL_F_ARRAY_FULL;
-		for (size_t i = 0; i < n; i++)
-			flags |= container_flags(json_object_array_get_idx(o, i), depth + 1);
-	}
-	return flags;
-}
-
-/* Parse a whole JSON text of exactly len bytes; -EPROTO unless it is one valid value. */
 static int
-parse_text(const char *json, size_t len, struct json_object **ret)
+envelope_visit(void *ctx, const struct dtel__jframe *path, int depth, const struct dtel__jtok *t)
 {
-	struct json_tokener *tok;
-	struct json_object *o;
-	int ret_code = -EPROTO;
+	struct envelope *e = ctx;
 
-	if (json == NULL || len == 0 || len > INT32_MAX || has_oversized_integer(json, len))
+	if (depth == 0) {
+		if (t->type == DTEL__J_END)
+			return t->count == 1 ? 0 : -EPROTO;
+		return t->type == DTEL__J_OBJECT ? 0 : -EPROTO;
+	}
+	if (depth == 1 && t->type != DTEL__J_END) {
+		if (path[0].index > 0 || (e->cmd != NULL && !dtel__json_key_is(&path[0], e->cmd)))
+			return -EPROTO;
+		if (t->type == DTEL__J_NULL) {
+			e->is_null = true;
+			return 0;
+		}
+	}
+	if (t->type == DTEL__J_END) {
+		if (t->end_array ? t->count >= DTEL_ARRAY_MAX_ENTRIES
+				 : t->count >= DTEL_DICT_MAX_ENTRIES)
+			e->flags |= t->end_array ? DTEL_F_ARRAY_FULL : DTEL_F_DICT_FULL;
+	}
+	if (depth - 1 > MAX_VALUE_DEPTH)
 		return -EPROTO;
-	/* The reply's value sits one level below the root; json-c counts the root too. */
-	tok = json_tokener_new_ex(MAX_DEPTH + 2);
-	if (tok == NULL)
-		return -ENOMEM;
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	o = json_tokener_parse_ex(tok, json, (int)len);
-	if (o != NULL && json_tokener_get_error(tok) == json_tokener_success &&
-		json_tokener_get_parse_end(tok) == len) {
-		*ret = o;
-		ret_code = 0;
-	} else {
-		json_object_put(o);
-	}
-	json_tokener_free(tok);
-	return ret_code;
+	return e->inner(e->ctx, path + 1, depth - 1, t);
 }
 
-/*
- * Parse a reply {"<cmd>": value}. On success *ret_root owns the tree and *ret_value points
- * into it. @cmd may be NULL to accept any key. A null value is -ENODATA.
- */
-static int
-parse_reply(const struct dtel_reply *reply, const char *cmd, struct json_object **ret_root,
-	struct json_object **ret_value, unsigned int *ret_flags)
+/* Walk a reply for @cmd; *ret_flags gets the reply's and the containers' flags. */
+int
+dtel__walk_reply(const struct dtel_reply *reply, const char *cmd, dtel__jvisit_t inner, void *ctx,
+	unsigned int *ret_flags)
 {
-	struct json_object *root = NULL, *value = NULL;
-	int ret;
+	struct envelope e = {.cmd = cmd, .inner = inner, .ctx = ctx};
+	int r;
 
-	if (reply == NULL)
+	if (reply == NULL || reply->json == NULL)
 		return -EINVAL;
-	ret = parse_text(reply->json, reply->len, &root);
-	if (ret < 0)
-		return ret;
-	if (!json_object_is_type(root, json_type_object) || json_object_object_length(root) != 1)
-		goto bad;
-	json_object_object_foreach(root, key, v) {
-		if (cmd != NULL && strcmp(key, cmd) != 0)
-			goto bad;
-		value = v;
-	}
-	if (value == NULL) {
-		json_object_put(root);
+	r = dtel__json_walk(reply->json, reply->len, envelope_visit, &e);
+	if (r < 0)
+		return r;
+	if (e.is_null)
 		return -ENODATA;
-	}
-	*ret_root = root;
-	*ret_value = value;
-	*ret_flags = reply->flags | container_flags(value, 0);
+	*ret_flags = reply->flags | e.flags;
 	return 0;
-bad:
-	json_object_put(root);
-	return -EPROTO;
 }
 
-/* An integer >= 0 (exact to UINT64_MAX) into *ret; false for anything else. */
-static bool
-get_u64(struct json_object *o, uint64_t *ret)
+/* The top-level value must be of this type (checked at its begin event). */
+static int
+expect_top(int depth, const struct dtel__jtok *t, enum dtel__jtype type)
 {
-	if (o == NULL || !json_object_is_type(o, json_type_int) || json_object_get_int64(o) < 0)
-		return false;
-	*ret = json_object_get_uint64(o);
-	return true;
+	return depth == 0 && t->type != type && t->type != DTEL__J_END ? -EPROTO : 0;
 }
 
 static bool
-get_int(struct json_object *o, int64_t min, int64_t max, int64_t *ret)
+get_string(const struct dtel__jtok *t, char *buf, size_t size)
 {
+	return t->type == DTEL__J_STRING &&
+		dtel__json_str(t->p, t->len, t->escaped, buf, size) >= 0;
+}
+
+static bool
+key_is(const struct dtel__jframe *path, const char *name)
+{
+	return dtel__json_key_is(&path[0], name);
+}
+
+/* Greeting --------------------------------------------------------------------------- */
+
+struct greeting_ctx {
+	struct dtel_greeting g;
+	unsigned int seen;
+};
+
+static int
+greeting_visit(void *ctx, const struct dtel__jframe *path, int depth, const struct dtel__jtok *t)
+{
+	struct greeting_ctx *c = ctx;
 	int64_t v;
 
-	if (o == NULL || !json_object_is_type(o, json_type_int))
-		return false;
-	v = json_object_get_int64(o);
-	if (v < min || v > max)
-		return false;
-	*ret = v;
-	return true;
-}
-
-static bool
-get_string(struct json_object *o, char *buf, size_t size)
-{
-	const char *s;
-	size_t n;
-
-	if (o == NULL || !json_object_is_type(o, json_type_string))
-		return false;
-	s = json_object_get_string(o);
-	n = (size_t)json_object_get_string_len(o);
-	if (n >= size || memchr(s, '\0', n) != NULL)
-		return false;
-	memcpy(buf, s, n + 1);
-	return true;
-}
-
-static struct json_object *
-member(struct json_object *obj, const char *key)
-{
-	struct json_object *v = NULL;
-
-	if (!json_object_object_get_ex(obj, key, &v))
-		return NULL;
-	return v;
+	if (depth == 0)
+		return t->type == DTEL__J_OBJECT || t->type == DTEL__J_END ? 0 : -EPROTO;
+	if (depth > 1)
+		return 0;
+	if (key_is(path, "version")) {
+		if (!get_string(t, c->g.version, sizeof(c->g.version)))
+			return -EPROTO;
+		c->seen |= 1;
+	} else if (key_is(path, "pid")) {
+		if (!dtel__json_int(t, 1, INT32_MAX, &v))
+			return -EPROTO;
+		c->g.pid = (long)v;
+		c->seen |= 2;
+	} else if (key_is(path, "max_output_len")) {
+		if (!dtel__json_int(t, 1, DTEL_MAX_OUTPUT_LEN_LIMIT, &v))
+			return -EPROTO;
+		c->g.max_output_len = (size_t)v;
+		c->seen |= 4;
+	}
+	return 0;
 }
 
 int
 dtel_parse_greeting(const char *json, size_t len, struct dtel_greeting *ret)
 {
-	struct dtel_greeting g = {0};
-	struct json_object *root = NULL;
-	int64_t pid, mol;
+	struct greeting_ctx c = {0};
 	int r;
 
 	if (ret == NULL)
 		return -EINVAL;
-	r = parse_text(json, len, &root);
+	r = dtel__json_walk(json, len, greeting_visit, &c);
 	if (r < 0)
-		return r;
-	r = -EPROTO;
-	if (!json_object_is_type(root, json_type_object))
-		goto out;
-	if (!get_string(member(root, "version"), g.version, sizeof(g.version)) ||
-		!get_int(member(root, "pid"), 1, INT32_MAX, &pid) ||
-		!get_int(member(root, "max_output_len"), 1, DTEL_MAX_OUTPUT_LEN_LIMIT, &mol))
-		goto out;
-	g.pid = (long)pid;
-	g.max_output_len = (size_t)mol;
-	*ret = g;
-	r = 0;
-out:
-	json_object_put(root);
-	return r;
+		return -EPROTO;
+	if (c.seen != 7)
+		return -EPROTO;
+	*ret = c.g;
+	return 0;
+}
+
+/* /ethdev/list ----------------------------------------------------------------------- */
+
+struct list_ctx {
+	uint16_t *ids;
+	size_t n, cap;
+};
+
+static int
+list_visit(void *ctx, const struct dtel__jframe *path, int depth, const struct dtel__jtok *t)
+{
+	struct list_ctx *c = ctx;
+	int64_t id;
+
+	(void)path;
+	if (depth == 0)
+		return expect_top(depth, t, DTEL__J_ARRAY);
+	if (depth > 1 || !dtel__json_int(t, 0, UINT16_MAX, &id))
+		return -EPROTO;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 32;
+		uint16_t *ids = realloc(c->ids, cap * sizeof(*ids));
+
+		if (ids == NULL)
+			return -ENOMEM;
+		c->ids = ids;
+		c->cap = cap;
+	}
+	c->ids[c->n++] = (uint16_t)id;
+	return 0;
 }
 
 int
 dtel_parse_port_list(const struct dtel_reply *reply, uint16_t **ret_ids)
 {
-	struct json_object *root, *v;
-	uint16_t *ids = NULL;
+	struct list_ctx c = {0};
 	unsigned int flags;
-	size_t n;
 	int r;
 
 	if (ret_ids == NULL)
 		return -EINVAL;
-	r = parse_reply(reply, "/ethdev/list", &root, &v, &flags);
-	if (r < 0)
+	r = dtel__walk_reply(reply, "/ethdev/list", list_visit, &c, &flags);
+	if (r < 0) {
+		free(c.ids);
 		return r;
-	r = -EPROTO;
-	if (!json_object_is_type(v, json_type_array))
-		goto out;
-	n = json_object_array_length(v);
-	if (n > 0) {
-		ids = calloc(n, sizeof(*ids));
-		if (ids == NULL) {
-			r = -ENOMEM;
-			goto out;
-		}
 	}
-	for (size_t i = 0; i < n; i++) {
-		int64_t id;
-
-		if (!get_int(json_object_array_get_idx(v, i), 0, UINT16_MAX, &id)) {
-			free(ids);
-			goto out;
-		}
-		ids[i] = (uint16_t)id;
-	}
-	*ret_ids = ids;
-	r = (int)n;
-out:
-	json_object_put(root);
-	return r;
+	*ret_ids = c.ids;
+	return (int)c.n;
 }
 
-/* A u64 array into dst (at most DTEL_QUEUE_STATS_MAX); returns its length or -1. */
-static int
-get_u64_array(struct json_object *a, uint64_t *dst)
+/* /ethdev/stats ---------------------------------------------------------------------- */
+
+static const char *const counter_names[] = {
+	"ipackets", "opackets", "ibytes", "obytes", "imissed", "ierrors", "oerrors", "rx_nombuf"};
+static const char *const queue_names[] = {
+	"q_ipackets", "q_opackets", "q_ibytes", "q_obytes", "q_errors"};
+
+struct stats_ctx {
+	struct dtel_port_stats st;
+	unsigned int seen;
+	int queue; /* the q_* array being read (index in queue_names), or -1 */
+};
+
+static uint64_t *
+counter_of(struct dtel_port_stats *st, size_t i)
 {
-	size_t n;
+	uint64_t *const c[] = {&st->ipackets, &st->opackets, &st->ibytes, &st->obytes, &st->imissed,
+		&st->ierrors, &st->oerrors, &st->rx_nombuf};
 
-	if (!json_object_is_type(a, json_type_array))
-		return -1;
-	n = json_object_array_length(a);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t x;
+	return c[i];
+}
 
-		if (!get_u64(json_object_array_get_idx(a, i), &x))
-			return -1;
-		if (i < DTEL_QUEUE_STATS_MAX)
-			dst[i] = x;
+static uint64_t *
+queue_array_of(struct dtel_port_stats *st, size_t i)
+{
+	uint64_t *const q[] = {
+		st->q_ipackets, st->q_opackets, st->q_ibytes, st->q_obytes, st->q_errors};
+
+	return q[i];
+}
+
+static int
+find_name(const struct dtel__jframe *f, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (dtel__json_key_is(f, names[i]))
+			return (int)i;
+	return -1;
+}
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static int
+stats_visit(void *ctx, const struct dtel__jframe *path, int depth, const struct dtel__jtok *t)
+{
+	struct stats_ctx *c = ctx;
+	uint64_t v;
+	int k;
+
+	if (depth == 0)
+		return expect_top(depth, t, DTEL__J_OBJECT);
+	if (depth == 1) {
+		if (t->type == DTEL__J_END) {
+			c->queue = -1;
+			return 0;
+		}
+		k = find_name(&path[0], counter_names, NELEM(counter_names));
+		if (k >= 0) {
+			if (!dtel__json_u64(t, counter_of(&c->st, (size_t)k)))
+				return -EPROTO;
+			c->seen |= 1u << k;
+			return 0;
+		}
+		/* Look the array's name up once, at its start, not for each entry. */
+		c->queue = find_name(&path[0], queue_names, NELEM(queue_names));
+		if (c->queue >= 0 && t->type != DTEL__J_ARRAY)
+			return -EPROTO;
+		return 0;
 	}
-	return n > DTEL_QUEUE_STATS_MAX ? DTEL_QUEUE_STATS_MAX : (int)n;
+	k = c->queue;
+	if (k < 0)
+		return 0; /* something newer inside a key we do not know */
+	if (depth > 2 || !dtel__json_u64(t, &v))
+		return -EPROTO;
+	if (path[1].index < DTEL_QUEUE_STATS_MAX) {
+		queue_array_of(&c->st, (size_t)k)[path[1].index] = v;
+		if (path[1].index + 1 > c->st.nb_queues)
+			c->st.nb_queues = (unsigned int)path[1].index + 1;
+	} else {
+		c->st.flags |= DTEL_F_INVALID; /* more queues than DTEL_QUEUE_STATS_MAX */
+	}
+	return 0;
 }
 
 int
 dtel_parse_port_stats(const struct dtel_reply *reply, struct dtel_port_stats *ret)
 {
-	static const char *const qnames[] = {
-		"q_ipackets", "q_opackets", "q_ibytes", "q_obytes", "q_errors"};
-	struct dtel_port_stats *st;
-	struct json_object *root, *v, *a;
+	struct stats_ctx *c;
 	unsigned int flags;
-	int r, nq;
+	int r;
 
 	if (ret == NULL)
 		return -EINVAL;
-	r = parse_reply(reply, "/ethdev/stats", &root, &v, &flags);
-	if (r < 0)
-		return r;
 	/* The struct is large; fill a heap copy so that *ret stays untouched on failure. */
-	st = calloc(1, sizeof(*st));
-	r = st == NULL ? -ENOMEM : -EPROTO;
-	if (st == NULL || !json_object_is_type(v, json_type_object))
-		goto out;
-	st->flags = flags;
-	if (!get_u64(member(v, "ipackets"), &st->ipackets) ||
-		!get_u64(member(v, "opackets"), &st->opackets) ||
-		!get_u64(member(v, "ibytes"), &st->ibytes) ||
-		!get_u64(member(v, "obytes"), &st->obytes) ||
-		!get_u64(member(v, "imissed"), &st->imissed) ||
-		!get_u64(member(v, "ierrors"), &st->ierrors) ||
-		!get_u64(member(v, "oerrors"), &st->oerrors) ||
-		!get_u64(member(v, "rx_nombuf"), &st->rx_nombuf))
-		goto out;
-	uint64_t *qdst[] = {
-		st->q_ipackets, st->q_opackets, st->q_ibytes, st->q_obytes, st->q_errors};
-	for (size_t i = 0; i < sizeof(qnames) / sizeof(qnames[0]); i++) {
-		a = member(v, qnames[i]);
-		if (a == NULL)
-			continue;
-		nq = get_u64_array(a, qdst[i]);
-		if (nq < 0)
-			goto out;
-		if ((unsigned int)nq > st->nb_queues)
-			st->nb_queues = (unsigned int)nq;
-		if (json_object_array_length(a) > DTEL_QUEUE_STATS_MAX)
-			st->flags |= DTEL_F_INVALID;
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return -ENOMEM;
+	c->queue = -1;
+	r = dtel__walk_reply(reply, "/ethdev/stats", stats_visit, c, &flags);
+	if (r == 0 && c->seen != (1u << NELEM(counter_names)) - 1)
+		r = -EPROTO;
+	if (r == 0) {
+		c->st.flags |= flags;
+		*ret = c->st;
 	}
-	*ret = *st;
-	r = 0;
-out:
-	free(st);
-	json_object_put(root);
+	free(c);
 	return r;
+}
+
+/* /ethdev/xstats --------------------------------------------------------------------- */
+
+struct xstats_ctx {
+	struct dtel_xstats x;
+	size_t cap;
+};
+
+static int
+xstats_add(struct xstats_ctx *c, const struct dtel__jframe *f, uint64_t v)
+{
+	struct dtel_xstat *e;
+
+	if (c->x.n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 32;
+		struct dtel_xstat *nv = realloc(c->x.v, cap * sizeof(*nv));
+
+		if (nv == NULL)
+			return -ENOMEM;
+		c->x.v = nv;
+		c->cap = cap;
+	}
+	e = &c->x.v[c->x.n];
+	if (dtel__json_str(f->key, f->key_len, f->key_escaped, e->name, sizeof(e->name)) < 0) {
+		c->x.nb_invalid++;
+		return 0;
+	}
+	e->value = v;
+	c->x.n++;
+	return 0;
+}
+
+static int
+xstats_visit(void *ctx, const struct dtel__jframe *path, int depth, const struct dtel__jtok *t)
+{
+	struct xstats_ctx *c = ctx;
+	uint64_t v;
+
+	if (depth == 0)
+		return expect_top(depth, t, DTEL__J_OBJECT);
+	if (depth > 1 || t->type == DTEL__J_END)
+		return 0; /* inside a nested value, already counted as invalid */
+	if (!dtel__json_u64(t, &v)) {
+		c->x.nb_invalid++;
+		return 0;
+	}
+	return xstats_add(c, &path[0], v);
 }
 
 int
 dtel_parse_xstats(const struct dtel_reply *reply, struct dtel_xstats *ret)
 {
-	struct dtel_xstats x = {0};
-	struct json_object *root, *v;
+	struct xstats_ctx c = {0};
+	unsigned int flags;
 	int r;
 
 	if (ret == NULL)
 		return -EINVAL;
-	r = parse_reply(reply, "/ethdev/xstats", &root, &v, &x.flags);
-	if (r < 0)
+	r = dtel__walk_reply(reply, "/ethdev/xstats", xstats_visit, &c, &flags);
+	if (r < 0) {
+		free(c.x.v);
 		return r;
-	r = -EPROTO;
-	if (!json_object_is_type(v, json_type_object))
-		goto out;
-	x.v = calloc((size_t)json_object_object_length(v) + 1, sizeof(*x.v));
-	if (x.v == NULL) {
-		r = -ENOMEM;
-		goto out;
 	}
-	json_object_object_foreach(v, key, val) {
-		struct dtel_xstat *e = &x.v[x.n];
-
-		if (strlen(key) >= sizeof(e->name) || !get_u64(val, &e->value)) {
-			x.nb_invalid++;
-			continue;
-		}
-		strcpy(e->name, key);
-		x.n++;
-	}
-	if (x.nb_invalid > 0)
-		x.flags |= DTEL_F_INVALID;
-	*ret = x;
-	x.v = NULL;
-	r = 0;
-out:
-	free(x.v);
-	json_object_put(root);
-	return r;
+	c.x.flags = flags | (c.x.nb_invalid ? DTEL_F_INVALID : 0);
+	*ret = c.x;
+	return 0;
 }
 
 void
@@ -384,6 +380,8 @@ dtel_xstats_clear(struct dtel_xstats *x)
 	free(x->v);
 	memset(x, 0, sizeof(*x));
 }
+
+/* /ethdev/link_status ---------------------------------------------------------------- */
 
 const char *
 dtel_duplex_name(enum dtel_duplex duplex)
@@ -398,138 +396,191 @@ dtel_duplex_name(enum dtel_duplex duplex)
 	}
 }
 
+struct link_ctx {
+	struct dtel_link l;
+	bool have_status, have_speed;
+};
+
+static int
+link_visit(void *ctx, const struct dtel__jframe *path, int depth, const struct dtel__jtok *t)
+{
+	struct link_ctx *c = ctx;
+	char buf[DTEL_STRING_MAX];
+
+	if (depth != 1)
+		return depth == 0 ? expect_top(depth, t, DTEL__J_OBJECT) : 0;
+	if (key_is(path, "status")) {
+		if (!get_string(t, buf, sizeof(buf)))
+			return -EPROTO;
+		if (strcmp(buf, "UP") == 0)
+			c->l.up = true;
+		else if (strcmp(buf, "DOWN") != 0)
+			return -EPROTO;
+		c->have_status = true;
+	} else if (key_is(path, "speed")) {
+		if (!dtel__json_u64(t, &c->l.speed_mbps))
+			return -EPROTO;
+		c->have_speed = true;
+	} else if (key_is(path, "duplex")) {
+		if (!get_string(t, buf, sizeof(buf)))
+			return -EPROTO;
+		if (strcmp(buf, "full-duplex") == 0)
+			c->l.duplex = DTEL_DUPLEX_FULL;
+		else if (strcmp(buf, "half-duplex") == 0)
+			c->l.duplex = DTEL_DUPLEX_HALF;
+	}
+	return 0;
+}
+
 int
 dtel_parse_link(const struct dtel_reply *reply, struct dtel_link *ret)
 {
-	struct dtel_link l = {0};
-	struct json_object *root, *v, *o;
-	char buf[DTEL_STRING_MAX];
+	struct link_ctx c = {0};
 	int r;
 
 	if (ret == NULL)
 		return -EINVAL;
-	r = parse_reply(reply, "/ethdev/link_status", &root, &v, &l.flags);
+	r = dtel__walk_reply(reply, "/ethdev/link_status", link_visit, &c, &c.l.flags);
 	if (r < 0)
 		return r;
-	r = -EPROTO;
-	if (!json_object_is_type(v, json_type_object) ||
-		!get_string(member(v, "status"), buf, sizeof(buf)))
-		goto out;
-	if (strcmp(buf, "UP") == 0)
-		l.up = true;
-	else if (strcmp(buf, "DOWN") != 0)
-		goto out;
-	o = member(v, "speed");
-	if (l.up)
-		l.speed_mbps = DTEL_SPEED_UNKNOWN;
-	if (o != NULL && !get_u64(o, &l.speed_mbps))
-		goto out;
-	o = member(v, "duplex");
-	if (o != NULL) {
-		if (!get_string(o, buf, sizeof(buf)))
-			goto out;
-		if (strcmp(buf, "full-duplex") == 0)
-			l.duplex = DTEL_DUPLEX_FULL;
-		else if (strcmp(buf, "half-duplex") == 0)
-			l.duplex = DTEL_DUPLEX_HALF;
-	}
-	*ret = l;
-	r = 0;
-out:
-	json_object_put(root);
-	return r;
+	if (!c.have_status)
+		return -EPROTO;
+	if (c.l.up && !c.have_speed)
+		c.l.speed_mbps = DTEL_SPEED_UNKNOWN;
+	*ret = c.l;
+	return 0;
 }
+
+/* /ethdev/info ----------------------------------------------------------------------- */
+
+struct info_ctx {
+	struct dtel_port_info pi;
+	unsigned int seen;
+};
 
 /* dev_flags: an integer up to DPDK 22.11, a "0x..." string from 23.03. */
 static bool
-get_flags(struct json_object *o, uint64_t *ret)
+get_flags(const struct dtel__jtok *t, uint64_t *ret)
 {
 	char buf[32], *end;
 
-	if (get_u64(o, ret))
+	if (dtel__json_u64(t, ret))
 		return true;
-	if (!get_string(o, buf, sizeof(buf)) || strncmp(buf, "0x", 2) != 0 || buf[2] == '\0')
+	if (!get_string(t, buf, sizeof(buf)) || strncmp(buf, "0x", 2) != 0 || buf[2] == '\0')
 		return false;
 	errno = 0;
 	*ret = strtoull(buf + 2, &end, 16);
 	return errno == 0 && *end == '\0';
 }
 
+static void
+info_int(const struct dtel__jtok *t, int64_t min, int64_t max, void *dst, size_t size)
+{
+	int64_t v;
+
+	if (!dtel__json_int(t, min, max, &v))
+		return;
+	if (size == sizeof(int))
+		*(int *)dst = (int)v;
+	else if (size == sizeof(uint16_t))
+		*(uint16_t *)dst = (uint16_t)v;
+}
+
+static int
+info_visit(void *ctx, const struct dtel__jframe *path, int depth, const struct dtel__jtok *t)
+{
+	struct info_ctx *c = ctx;
+	struct dtel_port_info *pi = &c->pi;
+	int64_t v;
+
+	if (depth != 1)
+		return depth == 0 ? expect_top(depth, t, DTEL__J_OBJECT) : 0;
+	/* Only name and port_id are required: the rest varies across versions and drivers. */
+	if (key_is(path, "name")) {
+		if (!get_string(t, pi->name, sizeof(pi->name)))
+			return -EPROTO;
+		c->seen |= 1;
+	} else if (key_is(path, "port_id")) {
+		if (!dtel__json_int(t, 0, UINT16_MAX, &v))
+			return -EPROTO;
+		pi->port_id = (uint16_t)v;
+		c->seen |= 2;
+	} else if (key_is(path, "state")) {
+		info_int(t, INT32_MIN, INT32_MAX, &pi->state, sizeof(int));
+	} else if (key_is(path, "nb_rx_queues") && dtel__json_int(t, 0, UINT16_MAX, &v)) {
+		pi->nb_rx_queues = (unsigned int)v;
+	} else if (key_is(path, "nb_tx_queues") && dtel__json_int(t, 0, UINT16_MAX, &v)) {
+		pi->nb_tx_queues = (unsigned int)v;
+	} else if (key_is(path, "mtu") && dtel__json_int(t, 0, UINT32_MAX, &v)) {
+		pi->mtu = (unsigned int)v;
+	} else if (key_is(path, "numa_node")) {
+		info_int(t, INT32_MIN, INT32_MAX, &pi->numa_node, sizeof(int));
+	} else if (key_is(path, "promiscuous") && dtel__json_int(t, 0, 1, &v)) {
+		pi->promiscuous = v != 0;
+	} else if (key_is(path, "dev_started") && dtel__json_int(t, 0, 1, &v)) {
+		pi->dev_started = v != 0;
+	} else if (key_is(path, "mac_addr")) {
+		if (!get_string(t, pi->mac_addr, sizeof(pi->mac_addr)))
+			pi->mac_addr[0] = '\0';
+	} else if (key_is(path, "dev_flags")) {
+		if (!get_flags(t, &pi->dev_flags))
+			pi->flags |= DTEL_F_INVALID;
+	}
+	return 0;
+}
+
 int
 dtel_parse_port_info(const struct dtel_reply *reply, struct dtel_port_info *ret)
 {
-	struct dtel_port_info pi = {0};
-	struct json_object *root, *v, *o;
-	int64_t x;
+	struct info_ctx c = {.pi.numa_node = -1};
+	unsigned int flags;
 	int r;
 
 	if (ret == NULL)
 		return -EINVAL;
-	r = parse_reply(reply, "/ethdev/info", &root, &v, &pi.flags);
+	r = dtel__walk_reply(reply, "/ethdev/info", info_visit, &c, &flags);
 	if (r < 0)
 		return r;
-	r = -EPROTO;
-	if (!json_object_is_type(v, json_type_object) ||
-		!get_string(member(v, "name"), pi.name, sizeof(pi.name)) ||
-		!get_int(member(v, "port_id"), 0, UINT16_MAX, &x))
-		goto out;
-	pi.port_id = (uint16_t)x;
-	pi.numa_node = -1;
-	/* The rest is optional: it varies across DPDK versions and drivers. */
-	if (get_int(member(v, "state"), INT32_MIN, INT32_MAX, &x))
-		pi.state = (int)x;
-	if (get_int(member(v, "nb_rx_queues"), 0, UINT16_MAX, &x))
-		pi.nb_rx_queues = (unsigned int)x;
-	if (get_int(member(v, "nb_tx_queues"), 0, UINT16_MAX, &x))
-		pi.nb_tx_queues = (unsigned int)x;
-	if (get_int(member(v, "mtu"), 0, UINT32_MAX, &x))
-		pi.mtu = (unsigned int)x;
-	if (get_int(member(v, "numa_node"), INT32_MIN, INT32_MAX, &x))
-		pi.numa_node = (int)x;
-	if (get_int(member(v, "promiscuous"), 0, 1, &x))
-		pi.promiscuous = x != 0;
-	if (get_int(member(v, "dev_started"), 0, 1, &x))
-		pi.dev_started = x != 0;
-	if (!get_string(member(v, "mac_addr"), pi.mac_addr, sizeof(pi.mac_addr)))
-		pi.mac_addr[0] = '\0';
-	o = member(v, "dev_flags");
-	if (o != NULL && !get_flags(o, &pi.dev_flags))
-		pi.flags |= DTEL_F_INVALID;
-	*ret = pi;
-	r = 0;
-out:
-	json_object_put(root);
-	return r;
+	if (c.seen != 3)
+		return -EPROTO;
+	c.pi.flags |= flags;
+	*ret = c.pi;
+	return 0;
 }
 
-static const char *
-basename_of(const char *s)
+/* /eal/params ------------------------------------------------------------------------ */
+
+struct params_ctx {
+	char (*argv)[DTEL_PATH_MAX];
+	size_t n, cap;
+	unsigned int flags;
+};
+
+static int
+params_visit(void *ctx, const struct dtel__jframe *path, int depth, const struct dtel__jtok *t)
 {
-	const char *slash = strrchr(s, '/');
+	struct params_ctx *c = ctx;
 
-	return slash != NULL ? slash + 1 : s;
-}
+	(void)path;
+	if (depth == 0)
+		return expect_top(depth, t, DTEL__J_ARRAY);
+	if (depth > 1 || t->type != DTEL__J_STRING)
+		return -EPROTO;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 16;
+		char(*nv)[DTEL_PATH_MAX] = realloc(c->argv, cap * sizeof(*nv));
 
-/*
- * The value of option @opt at argv[*i]: "--opt=X", "--opt X", "-oX" or "-o X". Advances *i
- * over a separate value. NULL when argv[*i] is not that option.
- */
-static const char *
-opt_value(struct json_object *argv, size_t n, size_t *i, const char *opt)
-{
-	const char *a = json_object_get_string(json_object_array_get_idx(argv, *i));
-	size_t len = strlen(opt);
-
-	if (a == NULL || strncmp(a, opt, len) != 0)
-		return NULL;
-	if (a[len] == '=' && opt[1] == '-')
-		return a + len + 1;
-	if (a[len] != '\0')
-		return opt[1] != '-' ? a + len : NULL;
-	if (*i + 1 >= n)
-		return NULL;
-	(*i)++;
-	return json_object_get_string(json_object_array_get_idx(argv, *i));
+		if (nv == NULL)
+			return -ENOMEM;
+		c->argv = nv;
+		c->cap = cap;
+	}
+	if (dtel__json_str(t->p, t->len, t->escaped, c->argv[c->n], DTEL_PATH_MAX) < 0) {
+		c->flags |= DTEL_F_INVALID;
+		c->argv[c->n][0] = '\0';
+	}
+	c->n++;
+	return 0;
 }
 
 static void
@@ -545,216 +596,251 @@ copy_str(char *dst, size_t size, const char *src, unsigned int *flags)
 	dst[n] = '\0';
 }
 
+/*
+ * The value of option @opt at argv[*i]: "--opt=X", "--opt X", "-oX" or "-o X". Advances *i
+ * over a separate value. NULL when argv[*i] is not that option.
+ */
+static const char *
+opt_value(char (*argv)[DTEL_PATH_MAX], size_t n, size_t *i, const char *opt)
+{
+	const char *a = argv[*i];
+	size_t len = strlen(opt);
+
+	if (strncmp(a, opt, len) != 0)
+		return NULL;
+	if (a[len] == '=' && opt[1] == '-')
+		return a + len + 1;
+	if (a[len] != '\0')
+		return opt[1] != '-' ? a + len : NULL;
+	if (*i + 1 >= n)
+		return NULL;
+	(*i)++;
+	return argv[*i];
+}
+
+static void
+eal_options(struct params_ctx *c, struct dtel_eal_params *p)
+{
+	const char *val, *slash;
+
+	strcpy(p->file_prefix, DTEL_DEFAULT_PREFIX);
+	if (c->n > 0) {
+		slash = strrchr(c->argv[0], '/');
+		copy_str(p->app, sizeof(p->app), slash ? slash + 1 : c->argv[0], &p->flags);
+	}
+	for (size_t i = 1; i < c->n; i++) {
+		const char *a = c->argv[i];
+
+		if (strcmp(a, "--in-memory") == 0 || strcmp(a, "--no-shconf") == 0)
+			p->in_memory = true;
+		else if (strcmp(a, "--no-huge") == 0)
+			p->no_huge = true;
+		else if ((val = opt_value(c->argv, c->n, &i, "--file-prefix")) != NULL)
+			copy_str(p->file_prefix, sizeof(p->file_prefix), val, &p->flags);
+		else if ((val = opt_value(c->argv, c->n, &i, "--lcores")) != NULL ||
+			(val = opt_value(c->argv, c->n, &i, "-l")) != NULL ||
+			(val = opt_value(c->argv, c->n, &i, "-c")) != NULL)
+			copy_str(p->lcores, sizeof(p->lcores), val, &p->flags);
+	}
+}
+
 int
 dtel_parse_eal_params(const struct dtel_reply *reply, struct dtel_eal_params *ret)
 {
+	struct params_ctx c = {0};
 	struct dtel_eal_params p = {0};
-	struct json_object *root, *v;
-	const char *val;
-	size_t n;
 	int r;
 
 	if (ret == NULL)
 		return -EINVAL;
-	r = parse_reply(reply, "/eal/params", &root, &v, &p.flags);
-	if (r < 0)
-		return r;
-	r = -EPROTO;
-	if (!json_object_is_type(v, json_type_array))
-		goto out;
-	n = json_object_array_length(v);
-	for (size_t i = 0; i < n; i++)
-		if (!json_object_is_type(json_object_array_get_idx(v, i), json_type_string))
-			goto out;
-	strcpy(p.file_prefix, DTEL_DEFAULT_PREFIX);
-	if (n > 0)
-		copy_str(p.app, sizeof(p.app),
-			basename_of(json_object_get_string(json_object_array_get_idx(v, 0))),
-			&p.flags);
-	for (size_t i = 1; i < n; i++) {
-		const char *a = json_object_get_string(json_object_array_get_idx(v, i));
-
-		if (strcmp(a, "--in-memory") == 0 || strcmp(a, "--no-shconf") == 0)
-			p.in_memory = true;
-		else if (strcmp(a, "--no-huge") == 0)
-			p.no_huge = true;
-		else if ((val = opt_value(v, n, &i, "--file-prefix")) != NULL)
-			copy_str(p.file_prefix, sizeof(p.file_prefix), val, &p.flags);
-		else if ((val = opt_value(v, n, &i, "--lcores")) != NULL ||
-			(val = opt_value(v, n, &i, "-l")) != NULL ||
-			(val = opt_value(v, n, &i, "-c")) != NULL)
-			copy_str(p.lcores, sizeof(p.lcores), val, &p.flags);
+	r = dtel__walk_reply(reply, "/eal/params", params_visit, &c, &p.flags);
+	if (r == 0) {
+		p.flags |= c.flags;
+		eal_options(&c, &p);
+		*ret = p;
 	}
-	*ret = p;
-	r = 0;
-out:
-	json_object_put(root);
+	free(c.argv);
 	return r;
+}
+
+/* /eal/lcore/info (DPDK >= 23.03) ---------------------------------------------------- */
+
+struct lcore_ctx {
+	struct dtel_eal_lcore_info li;
+	bool have_id, have_total, have_busy;
+};
+
+static int
+lcore_visit(void *ctx, const struct dtel__jframe *path, int depth, const struct dtel__jtok *t)
+{
+	struct lcore_ctx *c = ctx;
+	int64_t v;
+
+	if (depth != 1)
+		return depth == 0 ? expect_top(depth, t, DTEL__J_OBJECT) : 0;
+	if (key_is(path, "lcore_id")) {
+		if (!dtel__json_int(t, 0, INT32_MAX, &v))
+			return -EPROTO;
+		c->li.lcore_id = (unsigned int)v;
+		c->have_id = true;
+	} else if (key_is(path, "socket") && dtel__json_int(t, INT32_MIN, INT32_MAX, &v)) {
+		c->li.socket = (int)v;
+	} else if (key_is(path, "role")) {
+		if (!get_string(t, c->li.role, sizeof(c->li.role)))
+			c->li.role[0] = '\0';
+	} else if (key_is(path, "total_cycles")) {
+		c->have_total = dtel__json_u64(t, &c->li.total_cycles);
+	} else if (key_is(path, "busy_cycles")) {
+		c->have_busy = dtel__json_u64(t, &c->li.busy_cycles);
+	}
+	return 0;
 }
 
 int
 dtel_parse_eal_lcore_info(const struct dtel_reply *reply, struct dtel_eal_lcore_info *ret)
 {
-	struct dtel_eal_lcore_info li = {0};
-	struct json_object *root, *v;
-	int64_t x;
+	struct lcore_ctx c = {.li.socket = -1};
 	int r;
 
 	if (ret == NULL)
 		return -EINVAL;
-	r = parse_reply(reply, "/eal/lcore/info", &root, &v, &li.flags);
+	r = dtel__walk_reply(reply, "/eal/lcore/info", lcore_visit, &c, &c.li.flags);
 	if (r < 0)
 		return r;
-	r = -EPROTO;
-	if (!json_object_is_type(v, json_type_object) ||
-		!get_int(member(v, "lcore_id"), 0, INT32_MAX, &x))
-		goto out;
-	li.lcore_id = (unsigned int)x;
-	li.socket = -1;
-	if (get_int(member(v, "socket"), INT32_MIN, INT32_MAX, &x))
-		li.socket = (int)x;
-	if (!get_string(member(v, "role"), li.role, sizeof(li.role)))
-		li.role[0] = '\0';
-	li.has_cycles = get_u64(member(v, "total_cycles"), &li.total_cycles) &&
-		get_u64(member(v, "busy_cycles"), &li.busy_cycles);
-	if (!li.has_cycles)
-		li.total_cycles = li.busy_cycles = 0;
-	*ret = li;
-	r = 0;
-out:
-	json_object_put(root);
-	return r;
-}
-
-/* Generic dicts ------------------------------------------------------------------------- */
-
-struct flat {
-	struct dtel_dict *d;
-	size_t cap;
-};
-
-static struct dtel_entry *
-flat_add(struct flat *f)
-{
-	struct dtel_dict *d = f->d;
-
-	if (d->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 32;
-		struct dtel_entry *v = realloc(d->v, cap * sizeof(*v));
-
-		if (v == NULL)
-			return NULL;
-		d->v = v;
-		f->cap = cap;
-	}
-	memset(&d->v[d->n], 0, sizeof(d->v[0]));
-	return &d->v[d->n++];
-}
-
-static int flatten(struct flat *f, const char *key, struct json_object *o);
-
-static int
-flatten_child(struct flat *f, const char *key, const char *sub, struct json_object *o)
-{
-	char k[DTEL_KEY_MAX];
-	int n = key[0] ? snprintf(k, sizeof(k), "%s.%s", key, sub)
-		       : snprintf(k, sizeof(k), "%s", sub);
-
-	if (n < 0 || (size_t)n >= sizeof(k)) {
-		f->d->nb_invalid++;
-		return 0;
-	}
-	return flatten(f, k, o);
-}
-
-static int
-flatten_scalar(struct flat *f, const char *key, struct json_object *o)
-{
-	struct dtel_entry *e = flat_add(f);
-
-	if (e == NULL)
-		return -ENOMEM;
-	strcpy(e->key, key);
-	switch (json_object_get_type(o)) {
-	case json_type_null:
-		e->type = DTEL_VALUE_NULL;
-		break;
-	case json_type_boolean:
-		e->type = DTEL_VALUE_BOOL;
-		e->v.b = json_object_get_boolean(o);
-		break;
-	case json_type_double:
-		e->type = DTEL_VALUE_DOUBLE;
-		e->v.d = json_object_get_double(o);
-		break;
-	case json_type_int:
-		if (get_u64(o, &e->v.u64)) {
-			e->type = DTEL_VALUE_U64;
-		} else {
-			e->type = DTEL_VALUE_I64;
-			e->v.i64 = json_object_get_int64(o);
-		}
-		break;
-	default:
-		e->type = DTEL_VALUE_STRING;
-		if (!get_string(o, e->str, sizeof(e->str))) {
-			f->d->n--;
-			f->d->nb_invalid++;
-		}
-		break;
-	}
+	if (!c.have_id)
+		return -EPROTO;
+	c.li.has_cycles = c.have_total && c.have_busy;
+	if (!c.li.has_cycles)
+		c.li.total_cycles = c.li.busy_cycles = 0;
+	*ret = c.li;
 	return 0;
 }
 
-static int
-flatten(struct flat *f, const char *key, struct json_object *o)
-{
-	char idx[24];
-	int r = 0;
+/* Generic dicts ---------------------------------------------------------------------- */
 
-	if (json_object_is_type(o, json_type_object)) {
-		json_object_object_foreach(o, k, v) {
-			r = flatten_child(f, key, k, v);
-			if (r < 0)
-				return r;
-		}
+struct dict_ctx {
+	struct dtel_dict d;
+	size_t cap;
+};
+
+/* The flattened key of the value at path: keys and indexes joined with '.'. */
+static int
+flat_key(const struct dtel__jframe *path, int depth, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < depth; i++) {
+		char part[DTEL_KEY_MAX];
+		int k;
+
+		if (path[i].is_array)
+			k = snprintf(part, sizeof(part), "%zu", path[i].index);
+		else
+			k = dtel__json_str(path[i].key, path[i].key_len, path[i].key_escaped, part,
+				sizeof(part));
+		if (k < 0 || n + (size_t)k + (n ? 1 : 0) >= size)
+			return -1;
+		if (n)
+			buf[n++] = '.';
+		memcpy(buf + n, part, (size_t)k + 1);
+		n += (size_t)k;
+	}
+	return (int)n;
+}
+
+static struct dtel_entry *
+dict_add(struct dict_ctx *c)
+{
+	if (c->d.n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 32;
+		struct dtel_entry *v = realloc(c->d.v, cap * sizeof(*v));
+
+		if (v == NULL)
+			return NULL;
+		c->d.v = v;
+		c->cap = cap;
+	}
+	memset(&c->d.v[c->d.n], 0, sizeof(c->d.v[0]));
+	return &c->d.v[c->d.n];
+}
+
+static void
+dict_scalar(struct dtel_entry *e, const struct dtel__jtok *t, bool *ok)
+{
+	*ok = true;
+	switch (t->type) {
+	case DTEL__J_NULL:
+		e->type = DTEL_VALUE_NULL;
+		break;
+	case DTEL__J_TRUE:
+	case DTEL__J_FALSE:
+		e->type = DTEL_VALUE_BOOL;
+		e->v.b = t->type == DTEL__J_TRUE;
+		break;
+	case DTEL__J_STRING:
+		e->type = DTEL_VALUE_STRING;
+		*ok = get_string(t, e->str, sizeof(e->str));
+		break;
+	default:
+		if (dtel__json_u64(t, &e->v.u64))
+			e->type = DTEL_VALUE_U64;
+		else if (dtel__json_int(t, INT64_MIN, -1, &e->v.i64))
+			e->type = DTEL_VALUE_I64;
+		else if (dtel__json_double(t, &e->v.d))
+			e->type = DTEL_VALUE_DOUBLE;
+		else
+			*ok = false; /* an integer beyond 64 bits */
+		break;
+	}
+}
+
+static int
+dict_visit(void *ctx, const struct dtel__jframe *path, int depth, const struct dtel__jtok *t)
+{
+	struct dict_ctx *c = ctx;
+	struct dtel_entry *e;
+	bool ok;
+
+	if (depth == 0)
+		return t->type == DTEL__J_OBJECT || t->type == DTEL__J_ARRAY ||
+				t->type == DTEL__J_END
+			? 0
+			: -EPROTO;
+	if (t->type == DTEL__J_OBJECT || t->type == DTEL__J_ARRAY || t->type == DTEL__J_END)
+		return 0;
+	e = dict_add(c);
+	if (e == NULL)
+		return -ENOMEM;
+	if (flat_key(path, depth, e->key, sizeof(e->key)) < 0) {
+		c->d.nb_invalid++;
 		return 0;
 	}
-	if (json_object_is_type(o, json_type_array)) {
-		for (size_t i = 0; r == 0 && i < json_object_array_length(o); i++) {
-			snprintf(idx, sizeof(idx), "%zu", i);
-			r = flatten_child(f, key, idx, json_object_array_get_idx(o, i));
-		}
-		return r;
+	dict_scalar(e, t, &ok);
+	if (!ok) {
+		c->d.nb_invalid++;
+		return 0;
 	}
-	return flatten_scalar(f, key, o);
+	c->d.n++;
+	return 0;
 }
 
 int
 dtel_parse_dict(const struct dtel_reply *reply, const char *cmd, struct dtel_dict *ret)
 {
-	struct dtel_dict d = {0};
-	struct flat f = {.d = &d};
-	struct json_object *root, *v;
+	struct dict_ctx c = {0};
+	unsigned int flags;
 	int r;
 
 	if (ret == NULL)
 		return -EINVAL;
-	r = parse_reply(reply, cmd, &root, &v, &d.flags);
-	if (r < 0)
+	r = dtel__walk_reply(reply, cmd, dict_visit, &c, &flags);
+	if (r < 0) {
+		free(c.d.v);
 		return r;
-	r = -EPROTO;
-	if (json_object_is_type(v, json_type_object))
-		r = flatten(&f, "", v);
-	if (r == 0) {
-		if (d.nb_invalid > 0)
-			d.flags |= DTEL_F_INVALID;
-		*ret = d;
-		d.v = NULL;
 	}
-	free(d.v);
-	json_object_put(root);
-	return r;
+	c.d.flags = flags | (c.d.nb_invalid ? DTEL_F_INVALID : 0);
+	*ret = c.d;
+	return 0;
 }
 
 void

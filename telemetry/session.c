@@ -2,17 +2,23 @@
 /*
  * One connection to a DPDK telemetry v2 socket (protocol summary in dtel.h).
  *
- * The socket is non-blocking and every wait is a poll() against a deadline, so no call
- * takes longer than its timeout. Replies are received whole into a buffer one byte larger
- * than the greeting's max_output_len: SOCK_SEQPACKET drops the rest of a datagram that does
- * not fit, and MSG_TRUNC (or a datagram longer than announced) is reported as -EMSGSIZE.
+ * Connecting and reading the greeting use a non-blocking socket and poll() against a
+ * deadline. Requests then use the socket in blocking mode bounded by SO_SNDTIMEO and
+ * SO_RCVTIMEO: one send() and one recvmsg() per request, the fewest system calls a request
+ * can cost, and no call takes longer than its timeout. A connection the application closed
+ * shows as EPIPE on send(), before anything was sent. Replies are received whole into a
+ * buffer one byte larger than the greeting's max_output_len: SOCK_SEQPACKET drops the rest of
+ * a datagram that does not fit, and MSG_TRUNC (or a datagram longer than announced) is
+ * reported as -EMSGSIZE.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -26,6 +32,7 @@ struct dtel_session {
 	struct dtel_greeting greeting;
 	char *buf; /* max_output_len + 2 bytes: one to detect overruns, one for the NUL */
 	size_t buf_size;
+	int io_timeout_ms; /* SO_RCVTIMEO / SO_SNDTIMEO now set on fd; 0: none yet */
 };
 
 bool
@@ -219,6 +226,11 @@ session_start(int fd, uint64_t deadline_ns, struct dtel_session **ret)
 	r = read_greeting(fd, deadline_ns, &s->greeting);
 	if (r < 0)
 		goto fail;
+	/* From here on: blocking I/O bounded by socket timeouts (see the top of this file). */
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		r = -errno;
+		goto fail;
+	}
 	s->buf_size = s->greeting.max_output_len + 2;
 	s->buf = malloc(s->buf_size);
 	if (s->buf == NULL) {
@@ -284,37 +296,66 @@ drop_connection(struct dtel_session *s)
 	}
 }
 
-/*
- * Before sending: anything readable now is either EOF (the application closed, for example
- * because it restarted) or a datagram nobody asked for, and either makes the connection
- * unusable.
- */
 static int
-check_idle(struct dtel_session *s)
+set_io_timeout(struct dtel_session *s, int ms)
 {
-	struct pollfd p = {.fd = s->fd, .events = POLLIN};
-	char c;
+	struct timeval tv = {.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000};
 
-	if (poll(&p, 1, 0) <= 0)
+	if (ms == s->io_timeout_ms)
 		return 0;
-	if (recv(s->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) > 0)
-		return -EPROTO;
-	return -ECONNRESET;
+	if (setsockopt(s->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
+		setsockopt(s->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
+		return -errno;
+	s->io_timeout_ms = ms;
+	return 0;
+}
+
+/* After EINTR or an early EAGAIN: wait again for what is left until the deadline. */
+static int
+rearm(struct dtel_session *s, uint64_t deadline_ns)
+{
+	int left = dtel__ms_left(deadline_ns);
+
+	if (left <= 0)
+		return -ETIMEDOUT;
+	return set_io_timeout(s, left);
 }
 
 static int
-send_request(int fd, const char *cmd, size_t len, uint64_t deadline_ns)
+send_request(struct dtel_session *s, const char *cmd, size_t len, uint64_t deadline_ns)
 {
 	int ret;
 
 	for (;;) {
-		if (send(fd, cmd, len, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)len)
+		if (send(s->fd, cmd, len, MSG_NOSIGNAL) == (ssize_t)len)
 			return 0;
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN)
-			return (errno == EPIPE || errno == ENOTCONN) ? -ECONNRESET : -errno;
-		ret = wait_fd(fd, POLLOUT, deadline_ns);
+		if (errno == EPIPE || errno == ENOTCONN || errno == ECONNRESET)
+			return -ECONNRESET;
+		if (errno != EINTR && errno != EAGAIN)
+			return -errno;
+		ret = rearm(s, deadline_ns);
+		if (ret < 0)
+			return ret;
+	}
+}
+
+static ssize_t
+recv_reply(struct dtel_session *s, uint64_t deadline_ns)
+{
+	struct iovec iov = {.iov_base = s->buf, .iov_len = s->buf_size};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+	ssize_t n;
+	int ret;
+
+	for (;;) {
+		n = recvmsg(s->fd, &msg, 0);
+		if (n > 0)
+			return (msg.msg_flags & MSG_TRUNC) ? -EMSGSIZE : n;
+		if (n == 0)
+			return -ECONNRESET;
+		if (errno != EINTR && errno != EAGAIN)
+			return errno == ECONNRESET ? -ECONNRESET : -errno;
+		ret = rearm(s, deadline_ns);
 		if (ret < 0)
 			return ret;
 	}
@@ -370,13 +411,13 @@ dtel__session_query(struct dtel_session *s, const char *cmd, int timeout_ms,
 	if (s->fd < 0)
 		return -ENOTCONN;
 	deadline_ns = dtel__now_ns() + (uint64_t)timeout_ms * 1000000u;
-	ret = check_idle(s);
+	ret = set_io_timeout(s, timeout_ms);
 	if (ret == 0)
-		ret = send_request(s->fd, cmd, strlen(cmd), deadline_ns);
+		ret = send_request(s, cmd, strlen(cmd), deadline_ns);
 	if (ret < 0)
 		goto out;
 	*ret_sent = true;
-	n = recv_datagram(s->fd, s->buf, s->buf_size, deadline_ns);
+	n = recv_reply(s, deadline_ns);
 	if (n < 0) {
 		ret = (int)n;
 		goto out;

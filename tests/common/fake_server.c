@@ -30,7 +30,8 @@ struct fake_server {
 	char dir[64];
 	char path[108];
 	int listen_fd;
-	int stop_pipe[2];
+	int stop_pipe[2]; /* written once by fs_stop: ends every thread */
+	int accept_stop[2]; /* written by fs_make_stale: ends the acceptor only */
 	pthread_t acceptor;
 	bool have_acceptor;
 	pthread_mutex_t lock;
@@ -95,12 +96,11 @@ sleep_ms(int ms)
 		;
 }
 
-/* Wait for data on fd or a stop request; true when fd is readable. */
+/* Wait for data on fd or a stop request on stop_fd; true when fd is readable. */
 static bool
-wait_readable(struct fake_server *fs, int fd)
+wait_readable(int fd, int stop_fd)
 {
-	struct pollfd p[2] = {
-		{.fd = fd, .events = POLLIN}, {.fd = fs->stop_pipe[0], .events = POLLIN}};
+	struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = stop_fd, .events = POLLIN}};
 
 	for (;;) {
 		int r = poll(p, 2, -1);
@@ -160,7 +160,7 @@ serve_one(struct conn *c)
 	struct pollfd p = {.fd = c->fd, .events = POLLIN};
 	ssize_t n;
 
-	if (!wait_readable(fs, c->fd))
+	if (!wait_readable(c->fd, fs->stop_pipe[0]))
 		return false;
 	n = recv(c->fd, req, sizeof(req) - 1, 0);
 	if (n <= 0)
@@ -235,7 +235,7 @@ accept_main(void *arg)
 {
 	struct fake_server *fs = arg;
 
-	while (wait_readable(fs, fs->listen_fd)) {
+	while (wait_readable(fs->listen_fd, fs->accept_stop[0])) {
 		int fd = accept4(fs->listen_fd, NULL, NULL, SOCK_CLOEXEC);
 
 		if (fd >= 0)
@@ -256,6 +256,12 @@ fs_new(const struct fake_config *cfg)
 	fs->listen_fd = -1;
 	pthread_mutex_init(&fs->lock, NULL);
 	if (pipe2(fs->stop_pipe, O_CLOEXEC) < 0) {
+		free(fs);
+		return NULL;
+	}
+	if (pipe2(fs->accept_stop, O_CLOEXEC) < 0) {
+		close(fs->stop_pipe[0]);
+		close(fs->stop_pipe[1]);
 		free(fs);
 		return NULL;
 	}
@@ -318,9 +324,8 @@ static void
 stop_listener(struct fake_server *fs, bool unlink_path)
 {
 	if (fs->have_acceptor) {
-		/* The stop pipe wakes the acceptor; connections see it too, so keep them apart:
-		 * this only runs from fs_stop, or from fs_make_stale before any connection. */
-		pthread_cancel(fs->acceptor);
+		if (write(fs->accept_stop[1], "x", 1) < 0)
+			perror("fake_server: stop acceptor");
 		pthread_join(fs->acceptor, NULL);
 		fs->have_acceptor = false;
 	}
@@ -355,6 +360,8 @@ fs_stop(struct fake_server *fs)
 		rmdir(fs->dir);
 	close(fs->stop_pipe[0]);
 	close(fs->stop_pipe[1]);
+	close(fs->accept_stop[0]);
+	close(fs->accept_stop[1]);
 	pthread_mutex_destroy(&fs->lock);
 	free(fs);
 }

@@ -541,18 +541,37 @@ dict_array_at_cap_flagged(void **state)
 }
 
 static void
-dict_empty_as_array_is_not_a_dict(void **state)
+dict_empty_as_array_is_empty(void **state)
 {
-	/* Before 22.11.5 an empty nested dict was printed []; at top level it is not a dict. */
+	/* Before 22.11.5 an empty nested dict was printed []: both read as no entries. */
 	struct dtel_reply r = reply_of("{\"/ethdev/module_eeprom\":[]}");
 	GOLDEN("dpdk-22.11/ethdev_module_eeprom-0.json", g);
 	struct dtel_dict d;
 
 	(void)state;
-	assert_int_equal(dtel_parse_dict(&r, "/ethdev/module_eeprom", &d), -EPROTO);
+	assert_int_equal(dtel_parse_dict(&r, "/ethdev/module_eeprom", &d), 0);
+	assert_int_equal(d.n, 0);
+	dtel_dict_clear(&d);
 	assert_int_equal(dtel_parse_dict(&g, "/ethdev/module_eeprom", &d), 0);
 	assert_int_equal(d.n, 0);
 	dtel_dict_clear(&d);
+	free(golden_);
+}
+
+static void
+dict_of_string_list(void **state)
+{
+	GOLDEN("dpdk-22.11/mempool_list.json", r);
+	struct dtel_reply scalar = reply_of("{\"/x\":5}");
+	struct dtel_dict d;
+
+	(void)state;
+	assert_int_equal(dtel_parse_dict(&r, "/mempool/list", &d), 0);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.v[0].key, "0");
+	assert_string_equal(d.v[0].str, "mb_pool_0");
+	dtel_dict_clear(&d);
+	assert_int_equal(dtel_parse_dict(&scalar, "/x", &d), -EPROTO);
 	free(golden_);
 }
 
@@ -603,7 +622,8 @@ main(void)
 		cmocka_unit_test(dict_flattens_nested),
 		cmocka_unit_test(dict_deep_nesting_refused),
 		cmocka_unit_test(dict_array_at_cap_flagged),
-		cmocka_unit_test(dict_empty_as_array_is_not_a_dict),
+		cmocka_unit_test(dict_empty_as_array_is_empty),
+		cmocka_unit_test(dict_of_string_list),
 		cmocka_unit_test(strings_in_keys_with_escapes),
 	};
 

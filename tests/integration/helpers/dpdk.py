@@ -24,9 +24,9 @@ def unique_prefix(tag='t'):
     return f'dt{tag}{os.getpid() % 100000}x{next(_counter)}'
 
 
-def socket_path(prefix, index=0):
+def socket_path(prefix, index=0, runtime_dir=RUNTIME_DIR):
     name = 'dpdk_telemetry.v2' + (f':{index}' if index else '')
-    return os.path.join(RUNTIME_DIR, prefix, name)
+    return os.path.join(runtime_dir, prefix, name)
 
 
 def _answers(path):
@@ -40,15 +40,24 @@ def _answers(path):
 
 
 class DpdkApp:
-    """One DPDK process. argv is the full command line (EAL options included)."""
+    """One DPDK process. argv is the full command line (EAL options included).
+
+    runtime_base: a directory of the test's own; EAL then puts the runtime dir (and the
+    socket) under <runtime_base>/dpdk/<prefix> instead of /var/run/dpdk/<prefix>, so that
+    discovery there sees only this test's applications.
+    """
 
     def __init__(self, argv, prefix, name='dpdk', netns=None, env=None, keep_stdin=True,
-                 index=0, ready=None):
+                 index=0, runtime_base=None, ready=None):
         """ready(app) -> bool: when the application counts as started, checked after its
         telemetry socket answers (default: every port started)."""
         self.argv = list(argv)
         self.ready = ready or DpdkApp._ports_started
         self.index = index
+        self.runtime_dir = RUNTIME_DIR
+        if runtime_base is not None:
+            env = dict(env if env is not None else os.environ, RUNTIME_DIRECTORY=runtime_base)
+            self.runtime_dir = os.path.join(runtime_base, 'dpdk')
         if netns:
             self.argv = ['ip', 'netns', 'exec', netns] + self.argv
         self.prefix = prefix
@@ -61,7 +70,7 @@ class DpdkApp:
 
     @property
     def socket(self):
-        return socket_path(self.prefix, self.index)
+        return socket_path(self.prefix, self.index, self.runtime_dir)
 
     @property
     def pid(self):
@@ -121,7 +130,7 @@ class DpdkApp:
 
     def cleanup(self):
         self.stop()
-        shutil.rmtree(os.path.join(RUNTIME_DIR, self.prefix), ignore_errors=True)
+        shutil.rmtree(os.path.join(self.runtime_dir, self.prefix), ignore_errors=True)
         try:
             os.unlink(self.log_file.name)
         except FileNotFoundError:

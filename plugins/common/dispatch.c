@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Value lists and notifications with the identifiers of docs/metrics.md. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dtp.h"
+
+static void
+set_id(struct dtp_id *id, const char *plugin, cdtime_t time)
+{
+	id->plugin = plugin;
+	id->time = time;
+}
+
+void
+dtp_id_instance(struct dtp_id *id, const char *plugin, const char *inst, cdtime_t time)
+{
+	set_id(id, plugin, time);
+	snprintf(id->plugin_instance, sizeof(id->plugin_instance), "%s", inst);
+}
+
+void
+dtp_id_port(
+	struct dtp_id *id, const char *plugin, const char *inst, unsigned int port, cdtime_t time)
+{
+	set_id(id, plugin, time);
+	snprintf(id->plugin_instance, sizeof(id->plugin_instance), "%s.port%u", inst, port);
+}
+
+void
+dtp_id_lcore(
+	struct dtp_id *id, const char *plugin, const char *inst, unsigned int lcore, cdtime_t time)
+{
+	set_id(id, plugin, time);
+	snprintf(id->plugin_instance, sizeof(id->plugin_instance), "%s.lcore%u", inst, lcore);
+}
+
+static int
+dispatch(const struct dtp_id *id, const char *type, const char *type_instance, value_t *v, size_t n)
+{
+	value_list_t vl = VALUE_LIST_INIT;
+
+	vl.values = v;
+	vl.values_len = n;
+	vl.time = id->time;
+	sstrncpy(vl.plugin, id->plugin, sizeof(vl.plugin));
+	sstrncpy(vl.plugin_instance, id->plugin_instance, sizeof(vl.plugin_instance));
+	sstrncpy(vl.type, type, sizeof(vl.type));
+	if (type_instance != NULL)
+		sstrncpy(vl.type_instance, type_instance, sizeof(vl.type_instance));
+	return plugin_dispatch_values(&vl);
+}
+
+int
+dtp_derive(const struct dtp_id *id, const char *type, const char *type_instance, const uint64_t *v,
+	size_t n)
+{
+	value_t values[4];
+
+	if (n > 4)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] > INT64_MAX)
+			return -ERANGE;
+		values[i].derive = (derive_t)v[i];
+	}
+	return dispatch(id, type, type_instance, values, n);
+}
+
+int
+dtp_gauge(const struct dtp_id *id, const char *type, const char *type_instance, const double *v,
+	size_t n)
+{
+	value_t values[4];
+
+	if (n > 4)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		values[i].gauge = v[i];
+	return dispatch(id, type, type_instance, values, n);
+}
+
+static void
+add_meta(notification_t *n, const struct dtp_meta *m)
+{
+	if (m->port_id >= 0)
+		plugin_notification_meta_add_signed_int(n, "port_id", m->port_id);
+	if (m->lcore_id >= 0)
+		plugin_notification_meta_add_signed_int(n, "lcore_id", m->lcore_id);
+	if (m->name != NULL)
+		plugin_notification_meta_add_string(n, "name", m->name);
+	if (m->old_state != NULL)
+		plugin_notification_meta_add_string(n, "old_state", m->old_state);
+	if (m->new_state != NULL)
+		plugin_notification_meta_add_string(n, "new_state", m->new_state);
+	if (m->duration_ms >= 0)
+		plugin_notification_meta_add_signed_int(n, "duration_ms", m->duration_ms);
+}
+
+int
+dtp_notify(const struct dtp_id *id, int severity, const char *type, const char *type_instance,
+	const struct dtp_meta *meta, const char *fmt, ...)
+{
+	notification_t n = {.severity = severity, .time = id->time};
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	vsnprintf(n.message, sizeof(n.message), fmt, ap);
+	va_end(ap);
+	sstrncpy(n.host, hostname_g, sizeof(n.host));
+	sstrncpy(n.plugin, id->plugin, sizeof(n.plugin));
+	sstrncpy(n.plugin_instance, id->plugin_instance, sizeof(n.plugin_instance));
+	sstrncpy(n.type, type, sizeof(n.type));
+	if (type_instance != NULL)
+		sstrncpy(n.type_instance, type_instance, sizeof(n.type_instance));
+	if (meta != NULL)
+		add_meta(&n, meta);
+	r = plugin_dispatch_notification(&n);
+	plugin_notification_meta_free(n.meta);
+	return r;
+}

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Code shared by the dpdktel collectd plugins (dtp_: "dpdktel plugin"), compiled into each
+ * .so with hidden visibility, so each plugin has its own copy and its own state.
+ *
+ *   - configuration: a table of options per plugin, parsed into a plain struct, then
+ *     validated in a separate step (unit-testable without collectd);
+ *   - targets: one DPDK application, reached through libdpdktel's shared session for its
+ *     socket, with gone/back logging, restart detection and the plugin's own health counters;
+ *   - dispatch: value lists and notifications with the identifiers of docs/metrics.md.
+ *
+ * Nothing here talks to a socket or parses JSON: that is libdpdktel's job.
+ */
+#ifndef DTP_H
+#define DTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collectd.h"
+#include "plugin.h"
+#include "utils/common/common.h"
+#include "utils_complain.h"
+
+#include "dtel.h"
+
+/** Longest instance name (it is part of plugin_instance, DATA_MAX_NAME_LEN in all). */
+#define DTP_NAME_MAX 64
+/** Port ids the Ports option can name. */
+#define DTP_PORTS_MAX 1024
+/** Patterns per XStatsInclude / XStatsExclude. */
+#define DTP_GLOBS_MAX 32
+
+/** Log with the "<plugin> plugin: " prefix every line of ours carries. */
+#define DTP_LOG(level, plugin, fmt, ...) plugin_log(level, "%s plugin: " fmt, plugin, ##__VA_ARGS__)
+
+/* Configuration ------------------------------------------------------------------------ */
+
+enum dtp_opt_type {
+	DTP_OPT_BOOL, /* bool */
+	DTP_OPT_SECONDS, /* double, within [min, max] */
+	DTP_OPT_UINT, /* unsigned int, within [min, max] */
+	DTP_OPT_STRING, /* char[size] */
+	DTP_OPT_PORTS, /* struct dtp_ports */
+	DTP_OPT_GLOBS, /* struct dtp_globs, repeatable */
+};
+
+/** Where an option may appear. */
+#define DTP_OPT_GLOBAL 1u /* in the <Plugin> block */
+#define DTP_OPT_INSTANCE 2u /* in an <Instance> block (overrides the global value) */
+
+struct dtp_option {
+	const char *key;
+	enum dtp_opt_type type;
+	size_t offset; /* of the field in the plugin's options struct */
+	size_t size; /* of that field */
+	unsigned int where; /* DTP_OPT_GLOBAL | DTP_OPT_INSTANCE */
+	double min, max; /* DTP_OPT_SECONDS, DTP_OPT_UINT */
+	const char *expect; /* what a valid value looks like, for messages */
+};
+
+/** Ports option: "all" or an id list. */
+struct dtp_ports {
+	bool all;
+	uint64_t bm[DTP_PORTS_MAX / 64];
+};
+
+/** Shell patterns (fnmatch). */
+struct dtp_globs {
+	unsigned int n;
+	char *v[DTP_GLOBS_MAX];
+};
+
+/** One <Instance "name"> block. */
+struct dtp_instance_conf {
+	char name[DTP_NAME_MAX];
+	char file_prefix[DTEL_PATH_MAX];
+	char socket_path[DTEL_PATH_MAX];
+	char runtime_dir[DTEL_PATH_MAX];
+	void *opts; /* the plugin's options struct: the global values, then the block's */
+	uint64_t set; /* bit i: table option i was set in this block */
+};
+
+/** A parsed <Plugin> block. Owned by the plugin; free with dtp_conf_free(). */
+struct dtp_conf {
+	const char *plugin;
+	const struct dtp_option *table;
+	size_t ntable;
+	size_t opts_size;
+	void *global; /* the plugin's options struct, defaults first */
+	uint64_t global_set;
+	struct dtp_instance_conf *inst;
+	size_t ninst;
+	bool discover;
+	bool discover_set;
+	char runtime_dir[DTEL_PATH_MAX];
+	int errors; /* configuration errors logged so far: init refuses to start */
+};
+
+/**
+ * Start a conf: @defaults (opts_size bytes) are copied as the global values. Returns 0 or
+ * -ENOMEM.
+ */
+int dtp_conf_init(struct dtp_conf *c, const char *plugin, const struct dtp_option *table,
+	size_t ntable, const void *defaults, size_t opts_size);
+
+/**
+ * Parse a <Plugin> block into c. Every error is logged with the key, the value and what is
+ * expected, and counted in c->errors; parsing goes on so that all of them are reported.
+ */
+void dtp_conf_parse(struct dtp_conf *c, const oconfig_item_t *ci);
+
+/**
+ * Check the parsed conf and give each instance the global values of the options its block
+ * did not set. Logs and counts errors as dtp_conf_parse(). Returns c->errors == 0 ? 0 : -1.
+ */
+int dtp_conf_validate(struct dtp_conf *c);
+
+/** Free everything the conf owns (not the struct). Accepts a zeroed conf. */
+void dtp_conf_free(struct dtp_conf *c);
+
+/** True when port @id is selected. */
+bool dtp_ports_has(const struct dtp_ports *p, unsigned int id);
+
+/** True when @name passes: matches an include (or there are none) and no exclude. */
+bool dtp_globs_pass(
+	const struct dtp_globs *include, const struct dtp_globs *exclude, const char *name);
+
+/* Targets -------------------------------------------------------------------------------- */
+
+/** One DPDK application, as one plugin sees it. */
+struct dtp_target {
+	const char *plugin;
+	char name[DTP_NAME_MAX];
+	char path[DTEL_PATH_MAX];
+	int timeout_ms;
+	struct dtel_shared *sh;
+
+	bool up; /* the last request got an answer */
+	bool ever_up;
+	int last_error; /* of the last failed request, 0 after a success */
+	c_complain_t down_complaint;
+	uint64_t generation; /* the shared session's generation last seen */
+	uint64_t connects; /* the shared session's connect count last seen */
+	long pid;
+
+	/* The plugin's own health, dispatched as values (docs/metrics.md). */
+	uint64_t sent, failed, truncated, invalid, discarded, reconnects, restarts;
+};
+
+/** Set up a target for @path (takes a reference on its shared session). 0 or -errno. */
+int dtp_target_init(struct dtp_target *t, const char *plugin, const char *name, const char *path,
+	int timeout_ms);
+/** Drop the shared session reference. Accepts a zeroed target. */
+void dtp_target_fini(struct dtp_target *t);
+
+/**
+ * Send one request and count it. On failure: counts it, marks the target down and logs
+ * once that it is gone (with the reason in the user's terms); the first success after that
+ * logs once that it is back. A reply the application may have cut is counted as truncated.
+ */
+int dtp_query(struct dtp_target *t, const char *cmd, struct dtel_reply *ret);
+
+/** dtp_query() with "<name>,<id>". */
+int dtp_query_id(struct dtp_target *t, const char *name, unsigned int id, struct dtel_reply *ret);
+
+/**
+ * After a successful request: whether the application restarted since the last call (the
+ * greeting's pid changed). *ret_old_pid gets the previous pid. Also counts reconnects.
+ */
+bool dtp_target_restarted(struct dtp_target *t, long *ret_old_pid);
+
+/** The instance name of a discovered socket: its prefix, plus "_N" for dpdk_telemetry.v2:N. */
+void dtp_discovered_name(const struct dtel_socket_info *si, char *buf, size_t size);
+
+/* Dispatch ------------------------------------------------------------------------------ */
+
+/** Identifiers shared by the values of one read. */
+struct dtp_id {
+	const char *plugin;
+	char plugin_instance[DATA_MAX_NAME_LEN];
+	cdtime_t time; /* the time of the read */
+};
+
+/** plugin_instance "<instance>", "<instance>.port<N>" or "<instance>.lcore<N>". */
+void dtp_id_instance(struct dtp_id *id, const char *plugin, const char *inst, cdtime_t time);
+void dtp_id_port(
+	struct dtp_id *id, const char *plugin, const char *inst, unsigned int port, cdtime_t time);
+void dtp_id_lcore(
+	struct dtp_id *id, const char *plugin, const char *inst, unsigned int lcore, cdtime_t time);
+
+/**
+ * Dispatch one DERIVE value list of n counters. A counter above INT64_MAX (collectd's
+ * derive_t is signed) is not dispatched: returns -ERANGE and the caller counts it invalid.
+ */
+int dtp_derive(const struct dtp_id *id, const char *type, const char *type_instance,
+	const uint64_t *v, size_t n);
+/** Dispatch one GAUGE value list of n values. */
+int dtp_gauge(const struct dtp_id *id, const char *type, const char *type_instance, const double *v,
+	size_t n);
+
+/** Meta data of a notification (docs/metrics.md): unset fields are left out. */
+struct dtp_meta {
+	int64_t port_id; /* -1: none */
+	int64_t lcore_id; /* -1: none */
+	const char *name;
+	const char *old_state;
+	const char *new_state;
+	int64_t duration_ms; /* -1: none */
+};
+#define DTP_META_NONE                                            \
+	{                                                        \
+		.port_id = -1, .lcore_id = -1, .duration_ms = -1 \
+	}
+
+/** Dispatch a notification with the identifiers of the value it is about. */
+__attribute__((format(printf, 6, 7))) int dtp_notify(const struct dtp_id *id, int severity,
+	const char *type, const char *type_instance, const struct dtp_meta *meta, const char *fmt,
+	...);
+
+#endif

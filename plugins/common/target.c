@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A DPDK application as one plugin sees it: requests through libdpdktel's shared session
+ * for its socket (one connection per socket for the whole collectd process), the plugin's
+ * health counters, one log line when it goes and one when it comes back, restarts.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dtp.h"
+
+int
+dtp_target_init(struct dtp_target *t, const char *plugin, const char *name, const char *path,
+	int timeout_ms)
+{
+	memset(t, 0, sizeof(*t));
+	t->plugin = plugin;
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	t->timeout_ms = timeout_ms;
+	C_COMPLAIN_INIT(&t->down_complaint);
+	return dtel_shared_get(path, &t->sh);
+}
+
+void
+dtp_target_fini(struct dtp_target *t)
+{
+	dtel_shared_put(t->sh);
+	t->sh = NULL;
+}
+
+/* Why a request failed, in the operator's terms: completes "DPDK application 'x' (path) ". */
+static const char *
+reason(int err, char *buf, size_t size)
+{
+	switch (err) {
+	case -ENOENT:
+		return "is not running (no socket)";
+	case -ECONNREFUSED:
+		return "is gone (stale socket: the application exited without removing it)";
+	case -EACCES:
+		return "refuses us: permission denied: run collectd as root or as a member of the "
+		       "group the application gives its socket to (see dpdktel-fwd "
+		       "--telemetry-group)";
+	case -ECONNRESET:
+		return "closed the connection: it exited or restarted, or already serves the 10 "
+		       "telemetry clients DPDK allows";
+	case -ETIMEDOUT:
+		return "does not answer within the timeout";
+	default:
+		snprintf(buf, size, "cannot be read: %s", dtel_strerror(err));
+		return buf;
+	}
+}
+
+static void
+note_down(struct dtp_target *t, const char *cmd, int err)
+{
+	char buf[128];
+
+	t->up = false;
+	t->last_error = err;
+	/* Once per outage: c_complain_once stays quiet until c_release. */
+	c_complain_once(LOG_WARNING, &t->down_complaint,
+		"%s plugin: DPDK application '%s' (%s) %s [%s]", t->plugin, t->name, t->path,
+		reason(err, buf, sizeof(buf)), cmd);
+}
+
+static void
+note_up(struct dtp_target *t)
+{
+	struct dtel_shared_status st;
+
+	if (!t->up) {
+		dtel_shared_status(t->sh, &st);
+		c_release(LOG_INFO, &t->down_complaint,
+			"%s plugin: DPDK application '%s' (%s) answers again, pid %ld", t->plugin,
+			t->name, t->path, st.greeting.pid);
+	}
+	t->up = true;
+	t->ever_up = true;
+	t->last_error = 0;
+}
+
+int
+dtp_query(struct dtp_target *t, const char *cmd, struct dtel_reply *ret)
+{
+	int r;
+
+	t->sent++;
+	r = dtel_shared_query(t->sh, cmd, t->timeout_ms, ret);
+	if (r == 0) {
+		note_up(t);
+		if (ret->flags & DTEL_F_NEAR_LIMIT)
+			t->truncated++;
+		return 0;
+	}
+	t->failed++;
+	/* A null reply or a cut datagram is this command's problem, not the application's. */
+	if (r == -ENODATA || r == -EMSGSIZE) {
+		if (r == -EMSGSIZE)
+			t->truncated++;
+		note_up(t);
+		return r;
+	}
+	note_down(t, cmd, r);
+	return r;
+}
+
+int
+dtp_query_id(struct dtp_target *t, const char *name, unsigned int id, struct dtel_reply *ret)
+{
+	char cmd[96];
+
+	snprintf(cmd, sizeof(cmd), "%s,%u", name, id);
+	return dtp_query(t, cmd, ret);
+}
+
+bool
+dtp_target_restarted(struct dtp_target *t, long *ret_old_pid)
+{
+	struct dtel_shared_status st;
+	bool restarted;
+
+	dtel_shared_status(t->sh, &st);
+	if (st.connects > t->connects && t->connects > 0)
+		t->reconnects += st.connects - t->connects;
+	t->connects = st.connects;
+	restarted = t->generation != 0 && st.generation != t->generation;
+	if (ret_old_pid != NULL)
+		*ret_old_pid = t->pid;
+	if (restarted)
+		t->restarts++;
+	t->generation = st.generation;
+	t->pid = st.greeting.pid;
+	return restarted;
+}
+
+void
+dtp_discovered_name(const struct dtel_socket_info *si, char *buf, size_t size)
+{
+	if (si->index == 0)
+		snprintf(buf, size, "%s", si->prefix);
+	else
+		snprintf(buf, size, "%s_%u", si->prefix, si->index);
+}

@@ -1,0 +1,941 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dpdktel_stats: port, queue, extended and application counters of every DPDK application
+ * on the host, read from its telemetry v2 socket (docs/dpdktel_stats.md, docs/metrics.md).
+ *
+ * Each instance (an <Instance> block, or a socket found under RuntimeDir) has its own read
+ * callback, so a hung application delays only itself, by at most Timeout per request. All
+ * requests go through libdpdktel's shared session for the socket: one connection per socket
+ * for the whole collectd process, one request at a time (DPDK 22.11's strtok race). A read
+ * never fails towards collectd (that would make collectd back off for up to a day): an
+ * application that does not answer is reported as up 0.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/dtp.h"
+
+#define PLUGIN "dpdktel_stats"
+#define LOG(level, ...) DTP_LOG(level, PLUGIN, __VA_ARGS__)
+
+/* Configuration ---------------------------------------------------------------------------- */
+
+struct stats_opts {
+	bool basic, per_queue, xstats, app, memory;
+	double timeout;
+	struct dtp_ports ports;
+	struct dtp_globs include, exclude;
+};
+
+static const struct stats_opts defaults = {
+	.basic = true,
+	.per_queue = false,
+	.xstats = true,
+	.app = true,
+	.memory = true,
+	.timeout = 0.5,
+	.ports.all = true,
+};
+
+#define BOTH (DTP_OPT_GLOBAL | DTP_OPT_INSTANCE)
+#define OPT(key, type, field, min, max, expect)                                         \
+	{                                                                               \
+		key, type, offsetof(struct stats_opts, field),                          \
+			sizeof(((struct stats_opts *)0)->field), BOTH, min, max, expect \
+	}
+#define BOOL_OPT(key, field) OPT(key, DTP_OPT_BOOL, field, 0, 0, "true or false")
+
+static const struct dtp_option options[] = {
+	BOOL_OPT("BasicStats", basic),
+	BOOL_OPT("PerQueue", per_queue),
+	BOOL_OPT("XStats", xstats),
+	OPT("XStatsInclude", DTP_OPT_GLOBS, include, 0, 0,
+		"one or more shell patterns such as \"rx_*_packets\""),
+	OPT("XStatsExclude", DTP_OPT_GLOBS, exclude, 0, 0,
+		"one or more shell patterns such as \"*_bad_*\""),
+	BOOL_OPT("AppStats", app),
+	BOOL_OPT("MemoryStats", memory),
+	OPT("Timeout", DTP_OPT_SECONDS, timeout, 0.001, 60,
+		"seconds for one request, more than 0 and at most 60"),
+	OPT("Ports", DTP_OPT_PORTS, ports, 0, 0,
+		"\"all\" or a list of port ids below 1024 such as \"0-3,8\""),
+};
+
+static struct dtp_conf conf;
+static bool conf_started;
+
+/* Runtime state ------------------------------------------------------------------------- */
+
+/* Why a reply may have been cut; each is logged once per port. */
+enum cut_cause { CUT_NEAR_LIMIT, CUT_DICT_FULL, CUT_ARRAY_FULL, CUT_EMSGSIZE, CUT_CAUSES };
+
+struct port_state {
+	uint16_t id;
+	bool seen; /* in the application's last /ethdev/list */
+	uint64_t queues_moved; /* bit q: queue q moved a packet at some point */
+	bool have_info;
+	struct dtel_port_info info; /* read once per application generation */
+	unsigned int cut_logged; /* bit per enum cut_cause */
+};
+
+struct lcore_state {
+	unsigned int id;
+	bool have;
+	uint64_t busy, total; /* at the previous read, for the busy percentage */
+};
+
+struct stats_instance {
+	struct dtp_target t;
+	const struct stats_opts *o;
+	bool discovered;
+	int retired; /* discovered, and its prefix dir is gone: read nothing (atomic) */
+
+	struct port_state *ports;
+	size_t nports;
+	struct lcore_state *lcores;
+	size_t nlcores;
+
+	uint64_t caps_generation; /* capabilities below were probed for this generation */
+	bool has_fwd_lcores, has_fwd_port, has_fwd_info, has_eal_lcore;
+	bool globs_checked;
+	struct dtel_dict mempools; /* /mempool/info of each pool, once per generation */
+	char mempool_names[16][DTEL_STRING_MAX];
+	size_t nmempools;
+};
+
+/* Every instance, configured or discovered, so that discovery knows which sockets it has. */
+static pthread_mutex_t instances_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct stats_instance **instances;
+static size_t ninstances;
+
+/* Values and requests -------------------------------------------------------------------- */
+
+static void
+derive(struct stats_instance *si, const struct dtp_id *id, const char *type, const char *ti,
+	const uint64_t *v, size_t n)
+{
+	if (dtp_derive(id, type, ti, v, n) == -ERANGE)
+		si->t.invalid++;
+}
+
+static void
+gauge(const struct dtp_id *id, const char *type, const char *ti, double v)
+{
+	dtp_gauge(id, type, ti, &v, 1);
+}
+
+/* Log once per port and cause that a reply may have been cut. */
+static void
+note_cut(struct stats_instance *si, struct port_state *ps, const char *cmd, unsigned int flags,
+	int err)
+{
+	static const char *const what[CUT_CAUSES] = {
+		[CUT_NEAR_LIMIT] = "is within 512 bytes of the application's size limit",
+		[CUT_DICT_FULL] = "has a dict of 256 entries, the most DPDK sends",
+		[CUT_ARRAY_FULL] = "has an array of 512 entries, the most DPDK sends",
+		[CUT_EMSGSIZE] = "was larger than the application's max_output_len",
+	};
+	unsigned int causes = (flags & DTEL_F_NEAR_LIMIT ? 1u << CUT_NEAR_LIMIT : 0) |
+		(flags & DTEL_F_DICT_FULL ? 1u << CUT_DICT_FULL : 0) |
+		(flags & DTEL_F_ARRAY_FULL ? 1u << CUT_ARRAY_FULL : 0) |
+		(err == -EMSGSIZE ? 1u << CUT_EMSGSIZE : 0);
+
+	/* dtp_query counted near-limit and oversized replies already; count the rest here. */
+	if ((flags & (DTEL_F_DICT_FULL | DTEL_F_ARRAY_FULL)) && !(flags & DTEL_F_NEAR_LIMIT))
+		si->t.truncated++;
+	for (unsigned int c = 0; c < CUT_CAUSES; c++) {
+		if (!(causes & (1u << c)) || (ps->cut_logged & (1u << c)))
+			continue;
+		ps->cut_logged |= 1u << c;
+		LOG(LOG_WARNING,
+			"instance '%s' port %u: the %s reply %s: counters past the cut are "
+			"missing",
+			si->t.name, ps->id, cmd, what[c]);
+	}
+}
+
+/* Query "<cmd>,<port>", counting cut replies against the port. */
+static int
+port_query(struct stats_instance *si, struct port_state *ps, const char *cmd, struct dtel_reply *r)
+{
+	int ret = dtp_query_id(&si->t, cmd, ps->id, r);
+
+	if (ret == -EMSGSIZE)
+		note_cut(si, ps, cmd, 0, ret);
+	return ret;
+}
+
+/* Per port --------------------------------------------------------------------------------- */
+
+static void
+dispatch_queues(struct stats_instance *si, struct port_state *ps, const struct dtp_id *id,
+	const struct dtel_port_stats *st)
+{
+	char q[16];
+
+	for (unsigned int i = 0; i < st->nb_queues; i++) {
+		if (st->q_ipackets[i] | st->q_opackets[i] | st->q_ibytes[i] | st->q_obytes[i] |
+			st->q_errors[i])
+			ps->queues_moved |= 1ull << i;
+		if (!(ps->queues_moved & (1ull << i)))
+			continue;
+		snprintf(q, sizeof(q), "q%u", i);
+		derive(si, id, "queue_packets", q,
+			(uint64_t[]){st->q_ipackets[i], st->q_opackets[i]}, 2);
+		derive(si, id, "queue_octets", q, (uint64_t[]){st->q_ibytes[i], st->q_obytes[i]},
+			2);
+		derive(si, id, "queue_errors", q, &st->q_errors[i], 1);
+	}
+}
+
+static void
+read_basic(struct stats_instance *si, struct port_state *ps, const struct dtp_id *id)
+{
+	struct dtel_port_stats st;
+	struct dtel_reply r;
+	int ret;
+
+	if (port_query(si, ps, "/ethdev/stats", &r) < 0)
+		return;
+	ret = dtel_parse_port_stats(&r, &st);
+	dtel_reply_release(&r);
+	if (ret < 0) {
+		si->t.invalid++; /* a reply that is not /ethdev/stats: nothing from it */
+		return;
+	}
+	derive(si, id, "if_packets", NULL, (uint64_t[]){st.ipackets, st.opackets}, 2);
+	derive(si, id, "if_octets", NULL, (uint64_t[]){st.ibytes, st.obytes}, 2);
+	derive(si, id, "if_errors", NULL, (uint64_t[]){st.ierrors, st.oerrors}, 2);
+	derive(si, id, "if_rx_dropped", "missed", &st.imissed, 1);
+	derive(si, id, "if_rx_dropped", "nombuf", &st.rx_nombuf, 1);
+	if (si->o->per_queue)
+		dispatch_queues(si, ps, id, &st);
+}
+
+/* A pattern that matches nothing is probably a typo: say so once (it is not an error). */
+static void
+check_globs(struct stats_instance *si, const struct port_state *ps, const struct dtel_xstats *x)
+{
+	const struct dtp_globs *inc = &si->o->include;
+
+	si->globs_checked = true;
+	for (unsigned int g = 0; g < inc->n; g++) {
+		bool hit = false;
+
+		for (size_t i = 0; i < x->n && !hit; i++)
+			hit = dtp_globs_pass(&(struct dtp_globs){.n = 1, .v = {inc->v[g]}},
+				&(struct dtp_globs){0}, x->v[i].name);
+		if (!hit)
+			LOG(LOG_WARNING,
+				"instance '%s': XStatsInclude \"%s\" matches none of the %zu "
+				"extended counters of port %u",
+				si->t.name, inc->v[g], x->n, ps->id);
+	}
+}
+
+static void
+read_xstats(struct stats_instance *si, struct port_state *ps, const struct dtp_id *id)
+{
+	struct dtel_xstats x;
+	struct dtel_reply r;
+	int ret;
+
+	if (port_query(si, ps, "/ethdev/xstats", &r) < 0)
+		return;
+	ret = dtel_parse_xstats(&r, &x);
+	dtel_reply_release(&r);
+	if (ret < 0) {
+		si->t.invalid++;
+		return;
+	}
+	/* Whatever did arrive is dispatched, cut or not. */
+	note_cut(si, ps, "/ethdev/xstats", x.flags, 0);
+	si->t.invalid += x.nb_invalid;
+	if (!si->globs_checked)
+		check_globs(si, ps, &x);
+	for (size_t i = 0; i < x.n; i++)
+		if (dtp_globs_pass(&si->o->include, &si->o->exclude, x.v[i].name))
+			derive(si, id, "xstat", x.v[i].name, &x.v[i].value, 1);
+	dtel_xstats_clear(&x);
+}
+
+static void
+read_link(struct stats_instance *si, struct port_state *ps, const struct dtp_id *id)
+{
+	struct dtel_link l;
+	struct dtel_reply r;
+	int ret;
+
+	if (port_query(si, ps, "/ethdev/link_status", &r) < 0)
+		return;
+	ret = dtel_parse_link(&r, &l);
+	dtel_reply_release(&r);
+	if (ret < 0) {
+		si->t.invalid++;
+		return;
+	}
+	if (l.speed_mbps != DTEL_SPEED_UNKNOWN)
+		gauge(id, "link_speed", NULL, l.up ? (double)l.speed_mbps : 0);
+}
+
+/* Port configuration changes only with a restart: read it once per application generation. */
+static void
+read_info(struct stats_instance *si, struct port_state *ps, const struct dtp_id *id)
+{
+	struct dtel_reply r;
+
+	if (!ps->have_info && port_query(si, ps, "/ethdev/info", &r) == 0) {
+		ps->have_info =
+			dtel_parse_port_info(&r, &ps->info) == 0 && ps->info.port_id == ps->id;
+		if (!ps->have_info)
+			si->t.invalid++;
+		dtel_reply_release(&r);
+	}
+	if (!ps->have_info)
+		return;
+	dtp_gauge(id, "port_queues", NULL, (double[]){ps->info.nb_rx_queues, ps->info.nb_tx_queues},
+		2);
+	gauge(id, "port_mtu", NULL, ps->info.mtu);
+}
+
+/* The forwarder's own counters for the port: packets it could not send. */
+static void
+read_fwd_port(struct stats_instance *si, struct port_state *ps, const struct dtp_id *id)
+{
+	const struct dtel_entry *pid, *drop;
+	struct dtel_reply r;
+	struct dtel_dict d;
+	int ret;
+
+	if (port_query(si, ps, "/fwd/port", &r) < 0)
+		return;
+	ret = dtel_parse_dict(&r, "/fwd/port", &d);
+	dtel_reply_release(&r);
+	if (ret < 0) {
+		si->t.invalid++;
+		return;
+	}
+	pid = dtel_dict_find(&d, "port_id");
+	drop = dtel_dict_find(&d, "tx_dropped");
+	/* The reply names its port: an answer for another one (the 22.11 race) is refused. */
+	if (pid == NULL || pid->type != DTEL_VALUE_U64 || pid->v.u64 != ps->id || drop == NULL ||
+		drop->type != DTEL_VALUE_U64)
+		si->t.invalid++;
+	else
+		derive(si, id, "if_tx_dropped", NULL, &drop->v.u64, 1);
+	dtel_dict_clear(&d);
+}
+
+static struct port_state *
+port_state(struct stats_instance *si, uint16_t id)
+{
+	struct port_state *v;
+
+	for (size_t i = 0; i < si->nports; i++)
+		if (si->ports[i].id == id)
+			return &si->ports[i];
+	v = realloc(si->ports, (si->nports + 1) * sizeof(*v));
+	if (v == NULL)
+		return NULL;
+	si->ports = v;
+	memset(&v[si->nports], 0, sizeof(v[0]));
+	v[si->nports].id = id;
+	return &v[si->nports++];
+}
+
+static void
+read_port(struct stats_instance *si, uint16_t port, cdtime_t now)
+{
+	struct port_state *ps = port_state(si, port);
+	struct dtp_id id;
+
+	if (ps == NULL)
+		return;
+	ps->seen = true;
+	dtp_id_port(&id, PLUGIN, si->t.name, port, now);
+	if (si->o->basic)
+		read_basic(si, ps, &id);
+	if (si->o->xstats)
+		read_xstats(si, ps, &id);
+	read_link(si, ps, &id);
+	read_info(si, ps, &id);
+	if (si->o->app && si->has_fwd_port)
+		read_fwd_port(si, ps, &id);
+}
+
+/* Lcores ----------------------------------------------------------------------------------- */
+
+static struct lcore_state *
+lcore_state(struct stats_instance *si, unsigned int id)
+{
+	struct lcore_state *v;
+
+	for (size_t i = 0; i < si->nlcores; i++)
+		if (si->lcores[i].id == id)
+			return &si->lcores[i];
+	v = realloc(si->lcores, (si->nlcores + 1) * sizeof(*v));
+	if (v == NULL)
+		return NULL;
+	si->lcores = v;
+	memset(&v[si->nlcores], 0, sizeof(v[0]));
+	v[si->nlcores].id = id;
+	return &v[si->nlcores++];
+}
+
+/* Cycles, and the busy share of the cycles since the previous read. */
+static void
+dispatch_cycles(struct stats_instance *si, const struct dtp_id *id, unsigned int lcore,
+	uint64_t busy, uint64_t total)
+{
+	struct lcore_state *ls = lcore_state(si, lcore);
+
+	derive(si, id, "lcore_cycles", NULL, (uint64_t[]){busy, total}, 2);
+	if (ls == NULL)
+		return;
+	if (ls->have && total > ls->total && busy >= ls->busy)
+		gauge(id, "percent", "busy",
+			100.0 * (double)(busy - ls->busy) / (double)(total - ls->total));
+	ls->have = true;
+	ls->busy = busy;
+	ls->total = total;
+}
+
+static void
+read_fwd_lcores(struct stats_instance *si, cdtime_t now)
+{
+	struct dtel_fwd_lcores l;
+	struct dtel_reply r;
+	struct dtp_id id;
+	int ret;
+
+	if (dtp_query(&si->t, "/fwd/lcores", &r) < 0)
+		return;
+	ret = dtel_parse_fwd_lcores(&r, &l);
+	dtel_reply_release(&r);
+	if (ret < 0) {
+		si->t.invalid++;
+		return;
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		const struct dtel_fwd_lcore *c = &l.v[i];
+
+		dtp_id_lcore(&id, PLUGIN, si->t.name, c->lcore_id, now);
+		derive(si, &id, "lcore_packets", NULL, (uint64_t[]){c->rx_packets, c->tx_packets},
+			2);
+		derive(si, &id, "stalls", NULL, &c->stalls, 1);
+		dispatch_cycles(si, &id, c->lcore_id, c->busy_cycles, c->total_cycles);
+	}
+	dtel_fwd_lcores_clear(&l);
+}
+
+/* DPDK >= 23.03 without the forwarder's commands: cycles from /eal/lcore/info. */
+static void
+read_eal_lcores(struct stats_instance *si, cdtime_t now)
+{
+	struct dtel_eal_lcore_info li;
+	struct dtel_reply r;
+	struct dtel_dict ids;
+	struct dtp_id id;
+	int ret;
+
+	if (dtp_query(&si->t, "/eal/lcore/list", &r) < 0)
+		return;
+	ret = dtel_parse_dict(&r, "/eal/lcore/list", &ids);
+	dtel_reply_release(&r);
+	if (ret < 0)
+		return;
+	for (size_t i = 0; i < ids.n; i++) {
+		if (ids.v[i].type != DTEL_VALUE_U64 || ids.v[i].v.u64 > UINT32_MAX)
+			continue;
+		if (dtp_query_id(&si->t, "/eal/lcore/info", (unsigned int)ids.v[i].v.u64, &r) < 0)
+			continue;
+		ret = dtel_parse_eal_lcore_info(&r, &li);
+		dtel_reply_release(&r);
+		if (ret < 0 || !li.has_cycles || li.lcore_id != ids.v[i].v.u64)
+			continue;
+		dtp_id_lcore(&id, PLUGIN, si->t.name, li.lcore_id, now);
+		dispatch_cycles(si, &id, li.lcore_id, li.busy_cycles, li.total_cycles);
+	}
+	dtel_dict_clear(&ids);
+}
+
+/* Memory ----------------------------------------------------------------------------------- */
+
+static uint64_t
+dict_u64(const struct dtel_dict *d, const char *key)
+{
+	const struct dtel_entry *e = dtel_dict_find(d, key);
+
+	return e != NULL && e->type == DTEL_VALUE_U64 ? e->v.u64 : 0;
+}
+
+static void
+read_heaps(struct stats_instance *si, const struct dtp_id *id)
+{
+	struct dtel_dict list, h;
+	struct dtel_reply r;
+	char ti[32];
+
+	if (dtp_query(&si->t, "/eal/heap_list", &r) < 0)
+		return;
+	if (dtel_parse_dict(&r, "/eal/heap_list", &list) < 0)
+		memset(&list, 0, sizeof(list));
+	dtel_reply_release(&r);
+	for (size_t i = 0; i < list.n; i++) {
+		if (list.v[i].type != DTEL_VALUE_U64 || list.v[i].v.u64 > UINT32_MAX)
+			continue;
+		if (dtp_query_id(&si->t, "/eal/heap_info", (unsigned int)list.v[i].v.u64, &r) < 0)
+			continue;
+		if (dtel_parse_dict(&r, "/eal/heap_info", &h) == 0) {
+			snprintf(ti, sizeof(ti), "heap%" PRIu64, list.v[i].v.u64);
+			dtp_gauge(id, "heap_bytes", ti,
+				(double[]){(double)dict_u64(&h, "Heap_size"),
+					(double)dict_u64(&h, "Free_size"),
+					(double)dict_u64(&h, "Alloc_size"),
+					(double)dict_u64(&h, "Greatest_free_size")},
+				4);
+			dtel_dict_clear(&h);
+		}
+		dtel_reply_release(&r);
+	}
+	dtel_dict_clear(&list);
+}
+
+/* Mempool sizes are configuration: read them once per application generation. */
+static void
+load_mempools(struct stats_instance *si)
+{
+	struct dtel_dict list;
+	struct dtel_reply r;
+
+	si->nmempools = 0;
+	if (dtp_query(&si->t, "/mempool/list", &r) < 0)
+		return;
+	if (dtel_parse_dict(&r, "/mempool/list", &list) == 0) {
+		for (size_t i = 0; i < list.n && si->nmempools < 16; i++)
+			if (list.v[i].type == DTEL_VALUE_STRING)
+				strcpy(si->mempool_names[si->nmempools++], list.v[i].str);
+		dtel_dict_clear(&list);
+	}
+	dtel_reply_release(&r);
+}
+
+static void
+read_mempools(struct stats_instance *si, const struct dtp_id *id)
+{
+	struct dtel_reply r;
+	struct dtel_dict d;
+	char cmd[DTEL_STRING_MAX + 16];
+
+	for (size_t i = 0; i < si->nmempools; i++) {
+		snprintf(cmd, sizeof(cmd), "/mempool/info,%s", si->mempool_names[i]);
+		if (dtp_query(&si->t, cmd, &r) < 0)
+			continue;
+		if (dtel_parse_dict(&r, "/mempool/info", &d) == 0) {
+			dtp_gauge(id, "mempool_objects", si->mempool_names[i],
+				(double[]){(double)dict_u64(&d, "size"),
+					(double)dict_u64(&d, "populated_size")},
+				2);
+			dtel_dict_clear(&d);
+		}
+		dtel_reply_release(&r);
+	}
+}
+
+/* The instance ----------------------------------------------------------------------------- */
+
+/* What the application offers, from its command list; once per generation. */
+static void
+probe_caps(struct stats_instance *si)
+{
+	struct dtel_reply r;
+	struct dtel_dict d;
+
+	si->has_fwd_lcores = si->has_fwd_port = si->has_fwd_info = si->has_eal_lcore = false;
+	if (dtp_query(&si->t, "/", &r) < 0)
+		return;
+	if (dtel_parse_dict(&r, "/", &d) == 0) {
+		for (size_t i = 0; i < d.n; i++) {
+			const char *c = d.v[i].str;
+
+			si->has_fwd_lcores |= strcmp(c, "/fwd/lcores") == 0;
+			si->has_fwd_port |= strcmp(c, "/fwd/port") == 0;
+			si->has_fwd_info |= strcmp(c, "/fwd/info") == 0;
+			si->has_eal_lcore |= strcmp(c, "/eal/lcore/info") == 0;
+		}
+		dtel_dict_clear(&d);
+	}
+	dtel_reply_release(&r);
+	si->caps_generation = si->t.generation;
+	if (si->o->memory)
+		load_mempools(si);
+}
+
+/* Seconds since process pid started, from /proc; -1 when it cannot be told. */
+static double
+proc_uptime(long pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start;
+	double up;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	/* Field 22 (starttime, in clock ticks), counted after the ")" that ends comm. */
+	p = p ? strrchr(buf, ')') : NULL;
+	if (p == NULL ||
+		sscanf(p + 2,
+			"%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d "
+			"%*d %*d %*d %*d %*d %llu",
+			&start) != 1)
+		return -1;
+	f = fopen("/proc/uptime", "r");
+	if (f == NULL)
+		return -1;
+	if (fscanf(f, "%lf", &up) != 1)
+		up = -1;
+	fclose(f);
+	return up < 0 ? -1 : up - (double)start / (double)sysconf(_SC_CLK_TCK);
+}
+
+static void
+read_uptime(struct stats_instance *si, const struct dtp_id *id)
+{
+	const struct dtel_entry *e;
+	struct dtel_reply r;
+	struct dtel_dict d;
+	double up = -1;
+
+	if (si->has_fwd_info && dtp_query(&si->t, "/fwd/info", &r) == 0) {
+		if (dtel_parse_dict(&r, "/fwd/info", &d) == 0) {
+			e = dtel_dict_find(&d, "uptime_ms");
+			if (e != NULL && e->type == DTEL_VALUE_U64)
+				up = (double)e->v.u64 / 1000.0;
+			dtel_dict_clear(&d);
+		}
+		dtel_reply_release(&r);
+	}
+	if (up < 0)
+		up = proc_uptime(si->t.pid);
+	if (up >= 0)
+		gauge(id, "uptime", NULL, up);
+}
+
+static void
+dispatch_health(struct stats_instance *si, cdtime_t now, double read_seconds)
+{
+	struct dtp_id id;
+
+	dtp_id_instance(&id, PLUGIN, si->t.name, now);
+	gauge(&id, "up", NULL, si->t.up ? 1 : 0);
+	derive(si, &id, "telemetry_requests", "sent", &si->t.sent, 1);
+	derive(si, &id, "telemetry_requests", "failed", &si->t.failed, 1);
+	derive(si, &id, "telemetry_requests", "truncated", &si->t.truncated, 1);
+	derive(si, &id, "telemetry_requests", "invalid", &si->t.invalid, 1);
+	derive(si, &id, "reconnects", NULL, &si->t.reconnects, 1);
+	derive(si, &id, "restarts", NULL, &si->t.restarts, 1);
+	dtp_gauge(&id, "duration", "read", &read_seconds, 1);
+}
+
+static void
+on_restart(struct stats_instance *si, long old_pid, cdtime_t now)
+{
+	struct dtp_meta meta = DTP_META_NONE;
+	char old[24], new[24];
+	struct dtp_id id;
+
+	snprintf(old, sizeof(old), "%ld", old_pid);
+	snprintf(new, sizeof(new), "%ld", si->t.pid);
+	meta.old_state = old;
+	meta.new_state = new;
+	meta.name = si->t.name;
+	dtp_id_instance(&id, PLUGIN, si->t.name, now);
+	dtp_notify(&id, NOTIF_WARNING, "restarts", NULL, &meta,
+		"DPDK application %s restarted (pid %ld → %ld)", si->t.name, old_pid, si->t.pid);
+	/* Everything cached belonged to the old process. */
+	for (size_t i = 0; i < si->nports; i++)
+		si->ports[i].have_info = false, si->ports[i].queues_moved = 0;
+	for (size_t i = 0; i < si->nlcores; i++)
+		si->lcores[i].have = false;
+}
+
+static void
+read_ports(struct stats_instance *si, struct dtel_reply *list, cdtime_t now)
+{
+	uint16_t *ids = NULL;
+	int n = dtel_parse_port_list(list, &ids);
+
+	if (n < 0) {
+		si->t.invalid++;
+		return;
+	}
+	for (size_t i = 0; i < si->nports; i++)
+		si->ports[i].seen = false;
+	for (int i = 0; i < n; i++)
+		if (dtp_ports_has(&si->o->ports, ids[i]))
+			read_port(si, ids[i], now);
+	free(ids);
+}
+
+static int
+stats_read(user_data_t *ud)
+{
+	struct stats_instance *si = ud->data;
+	cdtime_t now = cdtime();
+	struct dtel_reply list;
+	struct dtp_id id;
+	long old_pid;
+
+	if (__atomic_load_n(&si->retired, __ATOMIC_RELAXED))
+		return 0;
+	if (dtp_query(&si->t, "/ethdev/list", &list) < 0) {
+		dispatch_health(si, now, CDTIME_T_TO_DOUBLE(cdtime() - now));
+		return 0;
+	}
+	if (dtp_target_restarted(&si->t, &old_pid))
+		on_restart(si, old_pid, now);
+	if (si->caps_generation != si->t.generation)
+		probe_caps(si);
+	read_ports(si, &list, now);
+	dtel_reply_release(&list);
+	if (si->o->app && si->has_fwd_lcores)
+		read_fwd_lcores(si, now);
+	else if (si->o->app && si->has_eal_lcore)
+		read_eal_lcores(si, now);
+	dtp_id_instance(&id, PLUGIN, si->t.name, now);
+	if (si->o->memory) {
+		read_heaps(si, &id);
+		read_mempools(si, &id);
+	}
+	read_uptime(si, &id);
+	dispatch_health(si, now, CDTIME_T_TO_DOUBLE(cdtime() - now));
+	return 0;
+}
+
+static void
+instance_free(void *p)
+{
+	struct stats_instance *si = p;
+
+	if (si == NULL)
+		return;
+	pthread_mutex_lock(&instances_lock);
+	for (size_t i = 0; i < ninstances; i++) {
+		if (instances[i] == si) {
+			instances[i] = instances[--ninstances];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&instances_lock);
+	dtp_target_fini(&si->t);
+	free(si->ports);
+	free(si->lcores);
+	free(si);
+}
+
+/* Create an instance and register its read callback; 0 or -1. */
+static int
+instance_start(const char *name, const char *path, const struct stats_opts *o, bool discovered)
+{
+	struct stats_instance *si = calloc(1, sizeof(*si));
+	struct stats_instance **v;
+	char cb[DTP_NAME_MAX + 32];
+
+	if (si == NULL ||
+		dtp_target_init(&si->t, PLUGIN, name, path, (int)(o->timeout * 1000 + 0.5)) < 0) {
+		LOG(LOG_ERR, "instance '%s': cannot set up a session for %s", name, path);
+		if (si != NULL)
+			dtp_target_fini(&si->t);
+		free(si);
+		return -1;
+	}
+	si->o = o;
+	si->discovered = discovered;
+	pthread_mutex_lock(&instances_lock);
+	v = realloc(instances, (ninstances + 1) * sizeof(*v));
+	if (v != NULL) {
+		instances = v;
+		instances[ninstances++] = si;
+	}
+	pthread_mutex_unlock(&instances_lock);
+	if (v == NULL) {
+		instance_free(si);
+		return -1;
+	}
+	snprintf(cb, sizeof(cb), PLUGIN "/%s", name);
+	if (plugin_register_complex_read(PLUGIN, cb, stats_read, 0,
+		    &(user_data_t){.data = si, .free_func = instance_free}) != 0) {
+		LOG(LOG_ERR, "instance '%s': cannot register its read callback", name);
+		instance_free(si);
+		return -1;
+	}
+	LOG(LOG_INFO, "collecting DPDK application '%s' at %s%s", name, path,
+		discovered ? " (discovered)" : "");
+	return 0;
+}
+
+/* Discovery -------------------------------------------------------------------------------- */
+
+static struct stats_instance *
+find_by_path(const char *path)
+{
+	for (size_t i = 0; i < ninstances; i++)
+		if (strcmp(instances[i]->t.path, path) == 0)
+			return instances[i];
+	return NULL;
+}
+
+/*
+ * A discovered instance whose socket went away stays (it is reported as up 0) while its
+ * prefix dir exists; without the dir the application is not coming back: read nothing.
+ */
+static void
+retire_vanished(const struct dtel_socket_info *list, int n)
+{
+	char dir[DTEL_PATH_MAX + 8];
+	struct stat st;
+
+	pthread_mutex_lock(&instances_lock);
+	for (size_t i = 0; i < ninstances; i++) {
+		struct stats_instance *si = instances[i];
+		bool found = false;
+
+		if (!si->discovered)
+			continue;
+		for (int k = 0; k < n && !found; k++)
+			found = strcmp(list[k].path, si->t.path) == 0;
+		snprintf(dir, sizeof(dir), "%s", si->t.path);
+		if (strrchr(dir, '/') != NULL)
+			*strrchr(dir, '/') = '\0';
+		__atomic_store_n(&si->retired, !found && stat(dir, &st) != 0, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&instances_lock);
+}
+
+static int
+discover_read(user_data_t *ud)
+{
+	struct dtel_socket_info *list = NULL;
+	static c_complain_t dir_complaint = C_COMPLAIN_INIT_STATIC;
+	char name[DTP_NAME_MAX];
+	int n;
+
+	(void)ud;
+	n = dtel_discover(conf.runtime_dir, 0, &list);
+	if (n < 0) {
+		c_complain_once(LOG_WARNING, &dir_complaint,
+			PLUGIN " plugin: cannot read the DPDK runtime dir %s: %s", conf.runtime_dir,
+			dtel_strerror(n));
+		n = 0;
+	} else {
+		c_release(LOG_INFO, &dir_complaint, PLUGIN " plugin: reading %s again",
+			conf.runtime_dir);
+	}
+	for (int i = 0; i < n; i++) {
+		bool known;
+
+		pthread_mutex_lock(&instances_lock);
+		known = find_by_path(list[i].path) != NULL;
+		pthread_mutex_unlock(&instances_lock);
+		if (known || list[i].error == -ENAMETOOLONG)
+			continue;
+		dtp_discovered_name(&list[i], name, sizeof(name));
+		instance_start(name, list[i].path, conf.global, true);
+	}
+	retire_vanished(list, n);
+	dtel_discover_free(list);
+	return 0;
+}
+
+/* collectd callbacks ----------------------------------------------------------------------- */
+
+static int
+stats_config(oconfig_item_t *ci)
+{
+	if (!conf_started) {
+		if (dtp_conf_init(&conf, PLUGIN, options, sizeof(options) / sizeof(options[0]),
+			    &defaults, sizeof(defaults)) < 0)
+			return 0;
+		conf_started = true;
+	}
+	dtp_conf_parse(&conf, ci);
+	/* Errors are reported now and refused in init: a config callback that fails would stop
+	 * collectd from starting at all. */
+	return 0;
+}
+
+/* Our types come from dpdktel.types.db: without it every value would be refused, one
+ * error line at a time. */
+static int
+check_types(void)
+{
+	static const char *const ours[] = {"xstat", "link_speed", "up", "queue_packets",
+		"lcore_cycles", "heap_bytes", "telemetry_requests"};
+
+	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++) {
+		if (plugin_get_ds(ours[i]) == NULL) {
+			LOG(LOG_ERR,
+				"type '%s' is not defined: add a second TypesDB line with "
+				"dpdktel.types.db (see docs/dpdktel_stats.md)",
+				ours[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+stats_init(void)
+{
+	if (!conf_started) {
+		/* <LoadPlugin> without a <Plugin> block: discover with the defaults. */
+		if (dtp_conf_init(&conf, PLUGIN, options, sizeof(options) / sizeof(options[0]),
+			    &defaults, sizeof(defaults)) < 0)
+			return -1;
+		conf_started = true;
+	}
+	if (dtp_conf_validate(&conf) < 0) {
+		LOG(LOG_ERR, "%d configuration error%s (see above): not collecting anything",
+			conf.errors, conf.errors == 1 ? "" : "s");
+		return -1;
+	}
+	if (check_types() < 0)
+		return -1;
+	for (size_t i = 0; i < conf.ninst; i++)
+		if (instance_start(conf.inst[i].name, conf.inst[i].socket_path, conf.inst[i].opts,
+			    false) < 0)
+			return -1;
+	if (conf.discover &&
+		plugin_register_complex_read(PLUGIN, PLUGIN "/discover", discover_read, 0, NULL) !=
+			0)
+		return -1;
+	return 0;
+}
+
+static int
+stats_shutdown(void)
+{
+	/* collectd has stopped the read threads and freed the instances with their read
+	 * callbacks by now: nothing points into the conf any more. */
+	dtp_conf_free(&conf);
+	conf_started = false;
+	return 0;
+}
+
+__attribute__((visibility("default"))) void
+module_register(void)
+{
+	plugin_register_complex_config(PLUGIN, stats_config);
+	plugin_register_init(PLUGIN, stats_init);
+	plugin_register_shutdown(PLUGIN, stats_shutdown);
+}

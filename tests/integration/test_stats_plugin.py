@@ -1,0 +1,133 @@
+"""dpdktel_stats in a real collectd against real DPDK applications."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+
+import pytest
+
+from helpers import dpdk
+from helpers.collectd import Collectd
+from helpers.telemetry import Client
+from helpers.wait import wait_until
+
+
+@pytest.fixture
+def private_runtime():
+    """A runtime dir of our own, so that discovery sees only this test's applications."""
+    d = tempfile.mkdtemp(prefix='dtel-rt-')
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def app_in(runtime, **kw):
+    return dpdk.testpmd(runtime_base=runtime, **kw)
+
+
+def stats_config(**instances):
+    blocks = ''.join(f'  <Instance "{name}">\n    SocketPath "{path}"\n  </Instance>\n'
+                     for name, path in instances.items())
+    return f'LoadPlugin dpdktel_stats\n<Plugin dpdktel_stats>\n{blocks}</Plugin>\n'
+
+
+def direct_stats(path, port):
+    with Client(path) as c:
+        return c.query(f'/ethdev/stats,{port}')
+
+
+def test_totals_and_rates_agree_with_ethdev_stats(build_dir, source_dir):
+    app = dpdk.testpmd(nports=4, extra=['-i'])
+    with app, Collectd(build_dir, source_dir, stats_config(pmd=app.socket)) as cd:
+        ident = 'dpdktel_stats-pmd.port0/if_packets'
+        first = cd.wait_value(ident, what='first if_packets of port 0')
+        second = cd.wait_value(ident, lambda r: r[0] > first[0], what='a second read')
+        # Rates while forwarding: collectd's own rate against one measured directly.
+        t0, s0 = __import__('time').monotonic(), direct_stats(app.socket, 0)['ipackets']
+        third = cd.wait_value(ident, lambda r: r[0] > second[0], what='a third read')
+        t1, s1 = __import__('time').monotonic(), direct_stats(app.socket, 0)['ipackets']
+        ours = (third[1][0] - second[1][0]) / (third[0] - second[0])
+        direct = (s1 - s0) / (t1 - t0)
+        assert ours > 0 and abs(ours - direct) / direct < 0.25, (ours, direct)
+        # Totals: stop forwarding, then the next read must equal /ethdev/stats exactly.
+        app.proc.stdin.write(b'stop\n')
+        app.proc.stdin.flush()
+        wait_until(lambda: 'Forward statistics for port 3' in app.log(), 15, 'testpmd stop')
+        want = {p: direct_stats(app.socket, p) for p in range(4)}
+        for p in range(4):
+            w = want[p]
+            pk = cd.wait_value(f'dpdktel_stats-pmd.port{p}/if_packets',
+                               lambda r, w=w: r[1] == [w['ipackets'], w['opackets']],
+                               what=f'if_packets of port {p} equal to /ethdev/stats')
+            assert pk
+            assert cd.last(f'dpdktel_stats-pmd.port{p}/if_octets')[1] == [w['ibytes'], w['obytes']]
+            assert cd.last(f'dpdktel_stats-pmd.port{p}/if_rx_dropped-missed')[1] == [w['imissed']]
+            assert cd.last(f'dpdktel_stats-pmd.port{p}/if_rx_dropped-nombuf')[1] == [w['rx_nombuf']]
+            x = cd.last(f'dpdktel_stats-pmd.port{p}/xstat-rx_good_packets')[1][0]
+            assert x == w['ipackets']
+            assert cd.last(f'dpdktel_stats-pmd.port{p}/link_speed')[1] == [10000]
+        assert cd.last('dpdktel_stats-pmd/up')[1] == [1]
+        ids = cd.listval()
+        assert f'{cd.hostname}/dpdktel_stats-pmd/telemetry_requests-sent' in ids
+        assert not any('dpdktel_stats-pmd.port4' in i for i in ids)
+        assert 'error' not in cd.log().lower(), cd.log()
+
+
+def test_restart_gives_up_0_then_1_one_warning_no_spike(build_dir, source_dir):
+    prefix = dpdk.unique_prefix('r')
+    app = dpdk.testpmd(prefix=prefix, nports=2)
+    with app, Collectd(build_dir, source_dir, stats_config(pmd=app.socket), interval=0.5) as cd:
+        cd.wait_value('dpdktel_stats-pmd/up', lambda r: r[1] == [1], what='up 1')
+        old_pid = app.pid
+        app.kill9()
+        cd.wait_value('dpdktel_stats-pmd/up', lambda r: r[1] == [0], what='up 0 after kill -9')
+        app.start()
+        cd.wait_value('dpdktel_stats-pmd/up', lambda r: r[1] == [1], what='up 1 after restart')
+        cd.wait_value('dpdktel_stats-pmd/restarts', lambda r: r[1] == [1], what='restarts 1')
+        notes = [n for n in cd.notifications() if n.get('plugin') == 'dpdktel_stats']
+        assert len(notes) == 1, notes
+        assert notes[0]['severity'] == 'WARNING'
+        assert notes[0]['plugin_instance'] == 'pmd'
+        assert notes[0]['message'] == f'DPDK application pmd restarted (pid {old_pid} → {app.pid})'
+        # No spike: the rates collectd computed never exceed what the port can do. The
+        # counters went back to 0: a DERIVE gives one negative rate, never a wrap-around.
+        rows = cd.csv('dpdktel_stats-pmd.port0/if_packets')
+        rates = [(b[1][0] - a[1][0]) / (b[0] - a[0]) for a, b in zip(rows, rows[1:])]
+        assert max(rates) < 1e9, max(rates)
+        assert sum(1 for r in rates if r < 0) <= 1
+        # Gone and back: one line each, not one per read.
+        assert cd.log().count("[warning] dpdktel_stats plugin: DPDK application 'pmd'") == 1
+        assert cd.log().count("DPDK application 'pmd' (") == 2
+
+
+def test_two_applications_discovered(build_dir, source_dir, private_runtime):
+    a, b = app_in(private_runtime, nports=1), app_in(private_runtime, nports=2, lcores='0,1')
+    conf = f'LoadPlugin dpdktel_stats\n<Plugin dpdktel_stats>\n  RuntimeDir "{private_runtime}/dpdk"\n</Plugin>\n'
+    with a, b, Collectd(build_dir, source_dir, conf) as cd:
+        cd.wait_value(f'dpdktel_stats-{a.prefix}.port0/if_packets', what='first application')
+        cd.wait_value(f'dpdktel_stats-{b.prefix}.port1/if_packets', what='second application')
+        assert not any(f'{a.prefix}.port1/' in i for i in cd.listval())
+        assert 'discovered' in cd.log()
+
+
+def test_broken_config_refused_collectd_keeps_running(build_dir, source_dir):
+    conf = ('LoadPlugin dpdktel_stats\n<Plugin dpdktel_stats>\n  Timeout -1\n  Fooz 3\n'
+            '  <Instance "a">\n    FilePrefix "x"\n    SocketPath "/y"\n  </Instance>\n</Plugin>\n')
+    cd = Collectd(build_dir, source_dir, conf)
+    try:
+        t = cd.test_config()
+        assert t.returncode != 0
+        log = cd.log()
+        assert "dpdktel_stats plugin: option 'Timeout' has the out-of-range value -1" in log
+        assert "dpdktel_stats plugin: unknown option 'Fooz'" in log
+        assert 'dpdktel_stats plugin: <Instance "a">: FilePrefix "x" and SocketPath "/y" are both set' in log
+        os.unlink(cd.log_path)
+        cd.start()
+        # The daemon runs on without the plugin: its own unixsock answers, our init failed.
+        wait_until(lambda: "Initialization of plugin `dpdktel_stats' failed" in cd.log(), 10,
+                   'init failure logged')
+        assert cd.running()
+        assert not any('dpdktel_stats' in i for i in cd.listval())
+    finally:
+        cd.cleanup()

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A small stand-in for the collectd 5.12 daemon, for the plugin suite: the plugin under test
+ * links against these functions instead of collectd's. It records what the plugin registers,
+ * dispatches and logs, and checks each value list against the types of collectd's types.db
+ * and plugins/dpdktel.types.db (the number of values must match the data set).
+ */
+#ifndef FAKE_COLLECTD_H
+#define FAKE_COLLECTD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "collectd.h"
+#include "plugin.h"
+
+#define FC_MAX_VALUES 4
+
+struct fc_value {
+	char plugin[DATA_MAX_NAME_LEN], plugin_instance[DATA_MAX_NAME_LEN];
+	char type[DATA_MAX_NAME_LEN], type_instance[DATA_MAX_NAME_LEN];
+	cdtime_t time;
+	size_t n;
+	value_t v[FC_MAX_VALUES];
+	int ds_type[FC_MAX_VALUES];
+};
+
+struct fc_notification {
+	int severity;
+	cdtime_t time;
+	char message[NOTIF_MAX_MSG_LEN];
+	char host[DATA_MAX_NAME_LEN], plugin[DATA_MAX_NAME_LEN];
+	char plugin_instance[DATA_MAX_NAME_LEN], type[DATA_MAX_NAME_LEN];
+	char type_instance[DATA_MAX_NAME_LEN];
+	char meta[512]; /* "key=value;key=value;" in the order added */
+};
+
+/** Forget everything recorded and registered (between tests). */
+void fc_reset(void);
+
+/** Call module_register() of the plugin and record what it registers. */
+void fc_load(void (*module_register_fn)(void));
+/** Give the plugin a <Plugin> block written in collectd's config syntax; its return value. */
+int fc_configure(const char *plugin, const char *text);
+/** Run the init callbacks; the first non-zero return, else 0. */
+int fc_init(void);
+/** Run every registered read callback once, in registration order (new ones included). */
+int fc_read_all(void);
+/** Run the read callback registered under @name; -1 when there is none. */
+int fc_read(const char *name);
+/** Number of registered read callbacks. */
+size_t fc_reads(void);
+/** Run the shutdown callbacks and free every read callback's user data. */
+void fc_shutdown(void);
+
+/** Values dispatched so far. */
+size_t fc_nvalues(void);
+const struct fc_value *fc_value_at(size_t i);
+/** The last value list with these identifiers (type_instance NULL: any), or NULL. */
+const struct fc_value *fc_find(
+	const char *plugin_instance, const char *type, const char *type_instance);
+/** How many value lists with these identifiers were dispatched. */
+size_t fc_count(const char *plugin_instance, const char *type, const char *type_instance);
+/** Forget recorded values and notifications (keeps registrations). */
+void fc_clear_records(void);
+
+size_t fc_nnotifications(void);
+const struct fc_notification *fc_notification_at(size_t i);
+
+/*
+ * Thread-safe lookups, for plugins that dispatch from their own threads: each copies what
+ * it finds into *out (when not NULL) under the recorder's lock.
+ */
+/** How many notifications contain @needle in their message; the last one into *out. */
+size_t fc_notifications_matching(const char *needle, struct fc_notification *out);
+/** The last value list with these identifiers into *out; false when there is none. */
+bool fc_find_copy(const char *plugin_instance, const char *type, const char *type_instance,
+	struct fc_value *out);
+
+/** Log lines recorded so far, each "<level> <message>". */
+size_t fc_nlogs(void);
+const char *fc_log_at(size_t i);
+/** How many log lines contain @needle. */
+size_t fc_logs_matching(const char *needle);
+/** Print every log line to stderr (when a test fails). */
+void fc_dump_logs(void);
+
+/** Parse collectd config text into an oconfig tree (the subset the plugins use). */
+oconfig_item_t *fc_parse_config(const char *text);
+void fc_free_config(oconfig_item_t *ci);
+
+#endif

@@ -1,0 +1,707 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dpdktel_events against the fake collectd daemon and a simulated DPDK application: link
+ * down and up, a flap storm, a swapped answer that must not raise an alarm, a down+up missed
+ * between two polls, stalls and recovery, an exited lcore, an application gone, back and
+ * restarted, timeouts; with the exact text, severity, identifiers and meta data of each
+ * notification. The plugin's poll thread runs for real; tests wait on conditions with
+ * deadlines, and step the simulation only after the plugin has polled it.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "fake_collectd.h"
+#include "fake_server.h"
+
+void module_register(void);
+
+#define MAXP 4
+
+/* The simulated application; the test changes it, the fake server's threads read it. */
+struct sim {
+	pthread_mutex_t m;
+	bool fwd; /* offers /fwd/ports, /fwd/lcores, /fwd/info */
+	int nports;
+	bool up[MAXP];
+	uint64_t speed[MAXP];
+	uint64_t changes[MAXP];
+	int lie_port; /* the next link answer for this port says the opposite, once */
+	int nlcores;
+	int state[MAXP];
+	uint64_t age_us[MAXP];
+	uint64_t stalls[MAXP];
+	bool silent; /* never answers */
+	unsigned int link_queries; /* link answers given so far */
+};
+
+static struct sim sim = {.m = PTHREAD_MUTEX_INITIALIZER};
+
+static void
+sim_set(void (*fn)(void *), void *arg)
+{
+	pthread_mutex_lock(&sim.m);
+	fn(arg);
+	pthread_mutex_unlock(&sim.m);
+}
+
+static unsigned int
+sim_link_queries(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&sim.m);
+	n = sim.link_queries;
+	pthread_mutex_unlock(&sim.m);
+	return n;
+}
+
+static char *
+fwd_ports(void)
+{
+	char ids[64] = "", st[128] = "", sp[128] = "", dx[256] = "", ch[128] = "", age[64] = "";
+
+	for (int i = 0; i < sim.nports; i++) {
+		bool up = sim.up[i] != (sim.lie_port == i);
+		const char *c = i ? "," : "";
+
+		snprintf(ids + strlen(ids), sizeof(ids) - strlen(ids), "%s%d", c, i);
+		snprintf(st + strlen(st), sizeof(st) - strlen(st), "%s\"%s\"", c,
+			up ? "UP" : "DOWN");
+		snprintf(sp + strlen(sp), sizeof(sp) - strlen(sp), "%s%" PRIu64, c,
+			up ? sim.speed[i] : 0);
+		snprintf(dx + strlen(dx), sizeof(dx) - strlen(dx), "%s\"%s\"", c,
+			up ? "full-duplex" : "unknown");
+		snprintf(ch + strlen(ch), sizeof(ch) - strlen(ch), "%s%" PRIu64, c, sim.changes[i]);
+		snprintf(age + strlen(age), sizeof(age) - strlen(age), "%s0", c);
+	}
+	sim.lie_port = -1;
+	return fs_printf(
+		"{\"/fwd/ports\":{\"port_id\":[%s],\"link_status\":[%s],\"link_speed\":[%s],"
+		"\"link_duplex\":[%s],\"link_changes\":[%s],\"last_change_age_ms\":[%s]}}",
+		ids, st, sp, dx, ch, age);
+}
+
+static char *
+fwd_lcores(void)
+{
+	static const char *const names[] = {"STARTING", "RUNNING", "IDLE", "STALLED", "EXITED"};
+	char ids[64] = "", nm[128] = "", sc[64] = "", hb[64] = "", age[128] = "", stl[64] = "";
+
+	for (int i = 0; i < sim.nlcores; i++) {
+		const char *c = i ? "," : "";
+
+		snprintf(ids + strlen(ids), sizeof(ids) - strlen(ids), "%s%d", c, i + 1);
+		snprintf(nm + strlen(nm), sizeof(nm) - strlen(nm), "%s\"%s\"", c,
+			names[sim.state[i]]);
+		snprintf(sc + strlen(sc), sizeof(sc) - strlen(sc), "%s%d", c, sim.state[i]);
+		snprintf(hb + strlen(hb), sizeof(hb) - strlen(hb), "%s7", c);
+		snprintf(age + strlen(age), sizeof(age) - strlen(age), "%s%" PRIu64, c,
+			sim.age_us[i]);
+		snprintf(stl + strlen(stl), sizeof(stl) - strlen(stl), "%s%" PRIu64, c,
+			sim.stalls[i]);
+	}
+	return fs_printf("{\"/fwd/lcores\":{\"lcore_id\":[%s],\"state\":[%s],\"state_code\":[%s],"
+			 "\"heartbeat\":[%s],\"heartbeat_age_us\":[%s],\"stalls\":[%s]}}",
+		ids, nm, sc, hb, age, stl);
+}
+
+static char *
+link_status(unsigned int port)
+{
+	bool up = sim.up[port] != (sim.lie_port == (int)port);
+
+	if (sim.lie_port == (int)port)
+		sim.lie_port = -1;
+	if (!up)
+		return fs_printf("{\"/ethdev/link_status\":{\"status\":\"DOWN\"}}");
+	return fs_printf("{\"/ethdev/link_status\":{\"status\":\"UP\",\"speed\":%" PRIu64
+			 ",\"duplex\":\"full-duplex\"}}",
+		sim.speed[port]);
+}
+
+static char *
+root(void)
+{
+	return fs_printf(
+		"{\"/\":[\"/\",\"/ethdev/info\",\"/ethdev/link_status\",\"/ethdev/list\"%s]}",
+		sim.fwd ? ",\"/fwd/info\",\"/fwd/lcores\",\"/fwd/ports\"" : "");
+}
+
+static void
+sim_handler(
+	struct fake_server *fs, unsigned int conn, const char *req, struct fake_reply *o, void *arg)
+{
+	const char *comma = strchr(req, ',');
+	unsigned int id = comma ? (unsigned int)strtoul(comma + 1, NULL, 10) : 0;
+	size_t n = comma ? (size_t)(comma - req) : strlen(req);
+
+	(void)fs, (void)conn, (void)arg;
+	pthread_mutex_lock(&sim.m);
+#define IS(c) (n == strlen(c) && strncmp(req, c, n) == 0)
+	if (sim.silent)
+		o->action = FAKE_SILENT;
+	else if (IS("/"))
+		o->data = root();
+	else if (IS("/ethdev/list"))
+		o->data = fs_printf("{\"/ethdev/list\":[%s]}",
+			sim.nports == 1           ? "0"
+				: sim.nports == 2 ? "0,1"
+						  : "0,1,2");
+	else if (IS("/ethdev/link_status") && id < MAXP)
+		o->data = link_status(id), sim.link_queries++;
+	else if (IS("/ethdev/info"))
+		o->data = fs_printf(
+			"{\"/ethdev/info\":{\"name\":\"net_tap%u\",\"port_id\":%u}}", id, id);
+	else if (IS("/fwd/ports") && sim.fwd)
+		o->data = fwd_ports(), sim.link_queries++;
+	else if (IS("/fwd/lcores") && sim.fwd)
+		o->data = fwd_lcores();
+	else if (IS("/fwd/info") && sim.fwd)
+		o->data = fs_printf("{\"/fwd/info\":{\"stall_ms\":100}}");
+	else
+		o->data = fs_printf("{\"%.*s\":null}", (int)n, req);
+#undef IS
+	pthread_mutex_unlock(&sim.m);
+}
+
+/* Fixture ------------------------------------------------------------------------------ */
+
+static struct fake_server *fs;
+static char dir[64], path[128];
+
+static void
+start_server(long pid)
+{
+	struct fake_config cfg = {.handler = sim_handler, .pid = pid, .path = path};
+
+	fs = fs_start_path(&cfg);
+	assert_non_null(fs);
+}
+
+static void
+stop_server(void)
+{
+	fs_stop(fs);
+	fs = NULL;
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	pthread_mutex_lock(&sim.m);
+	sim.fwd = false;
+	sim.nports = 2;
+	sim.lie_port = -1;
+	sim.nlcores = 2;
+	sim.silent = false;
+	sim.link_queries = 0;
+	for (int i = 0; i < MAXP; i++) {
+		sim.up[i] = true;
+		sim.speed[i] = 10000;
+		sim.changes[i] = 0;
+		sim.state[i] = 1;
+		sim.age_us[i] = 5;
+		sim.stalls[i] = 0;
+	}
+	pthread_mutex_unlock(&sim.m);
+	snprintf(dir, sizeof(dir), "/tmp/dtel-ev-XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		return -1;
+	snprintf(path, sizeof(path), "%s/edge1", dir);
+	mkdir(path, 0700);
+	strcat(path, "/dpdk_telemetry.v2");
+	fc_reset();
+	fc_load(module_register);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	fc_shutdown(); /* stops the poll threads */
+	if (fs != NULL)
+		stop_server();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void
+start_plugin(const char *opts)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		"PollInterval 0.005\nFlapWindow 1\n%s\n<Instance \"edge1\">\n SocketPath \"%s\"\n"
+		"</Instance>\n",
+		opts ? opts : "", path);
+	assert_int_equal(fc_configure("dpdktel_events", text), 0);
+	if (fc_init() != 0) {
+		fc_dump_logs();
+		fail_msg("init failed");
+	}
+}
+
+static uint64_t
+ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Wait until @n notifications contain @needle; the last into *out. */
+static void
+wait_note(const char *needle, size_t n, struct fc_notification *out)
+{
+	uint64_t deadline = ms_now() + 5000;
+
+	while (fc_notifications_matching(needle, out) < n && ms_now() < deadline)
+		usleep(1000);
+	if (fc_notifications_matching(needle, out) < n) {
+		fc_dump_logs();
+		fail_msg("no notification \"%s\" (wanted %zu)", needle, n);
+	}
+}
+
+/* Let the plugin poll the links k more times (so that a state is surely seen, or not). */
+static void
+wait_polls(unsigned int k)
+{
+	unsigned int start = sim_link_queries();
+	uint64_t deadline = ms_now() + 5000;
+
+	while (sim_link_queries() < start + k && ms_now() < deadline)
+		usleep(500);
+	assert_true(sim_link_queries() >= start + k);
+}
+
+static void
+set_up(void *arg)
+{
+	int *a = arg;
+
+	sim.up[a[0]] = a[1];
+}
+
+static void
+set_link(int port, bool up)
+{
+	int a[2] = {port, up};
+
+	sim_set(set_up, a);
+}
+
+/* Tests ---------------------------------------------------------------------------------- */
+
+static void
+link_down_then_up(void **state)
+{
+	struct fc_notification n;
+	struct fc_value v;
+
+	(void)state;
+	start_server(10);
+	start_plugin(NULL);
+	wait_polls(4);
+	assert_int_equal(fc_notifications_matching("Link", NULL), 0);
+	set_link(0, false);
+	wait_note("Link down on edge1 port 0", 1, &n);
+	assert_int_equal(n.severity, NOTIF_FAILURE);
+	assert_string_equal(n.message, "Link down on edge1 port 0 (net_tap0)");
+	assert_string_equal(n.plugin, "dpdktel_events");
+	assert_string_equal(n.plugin_instance, "edge1.port0");
+	assert_string_equal(n.type, "link_status");
+	assert_string_equal(n.host, "fakehost");
+	assert_non_null(strstr(n.meta, "port_id=0;name=net_tap0;old_state=up;new_state=down;"));
+	/* The value goes out at the change, not only at the next interval. */
+	assert_true(fc_find_copy("edge1.port0", "link_status", NULL, &v));
+	assert_true(v.v[0].gauge == 0);
+	set_link(0, true);
+	wait_note("Link up on edge1 port 0", 1, &n);
+	assert_int_equal(n.severity, NOTIF_OKAY);
+	assert_non_null(
+		strstr(n.message, "Link up on edge1 port 0: 10000 Mbps full-duplex after "));
+	assert_non_null(strstr(n.meta, "old_state=down;new_state=up;duration_ms="));
+	assert_true(fc_find_copy("edge1.port0", "link_changes", NULL, &v));
+	assert_int_equal(v.v[0].derive, 2); /* no counter from the application: ours */
+	wait_polls(4);
+	assert_int_equal(fc_notifications_matching("Link", NULL), 2);
+	assert_int_equal(fc_notifications_matching("port 1", NULL), 0);
+}
+
+static void
+lie(void *arg)
+{
+	sim.lie_port = *(int *)arg;
+}
+
+static void
+swapped_answer_raises_no_alarm(void **state)
+{
+	struct fc_value v;
+	int port = 1;
+
+	(void)state;
+	start_server(10);
+	start_plugin(NULL);
+	wait_polls(4);
+	sim_set(lie, &port); /* one answer says down; the confirming query says up */
+	wait_polls(6);
+	assert_int_equal(fc_notifications_matching("Link", NULL), 0);
+	fc_read_all();
+	assert_true(fc_find_copy("edge1", "telemetry_requests", "discarded", &v));
+	assert_int_equal(v.v[0].derive, 1);
+	assert_true(fc_find_copy("edge1.port1", "link_status", NULL, &v));
+	assert_true(v.v[0].gauge == 1);
+}
+
+static void
+flap_storm_one_warning(void **state)
+{
+	struct fc_notification n;
+
+	(void)state;
+	start_server(10);
+	start_plugin("FlapThreshold 3");
+	wait_polls(4);
+	for (int i = 0; i < 20; i++) {
+		set_link(0, i % 2 == 1);
+		wait_polls(3); /* every state seen and confirmed */
+	}
+	wait_note("Link flapping on edge1 port 0", 1, &n);
+	assert_int_equal(n.severity, NOTIF_WARNING);
+	assert_string_equal(n.message, "Link flapping on edge1 port 0: 3 changes within 1 s");
+	/* Stable for a whole window: one notification with the settled state. */
+	wait_note("Link stopped flapping on edge1 port 0", 1, &n);
+	assert_int_equal(n.severity, NOTIF_OKAY);
+	assert_string_equal(
+		n.message, "Link stopped flapping on edge1 port 0: up, 10000 Mbps full-duplex");
+	/* Two ordinary changes before the third made it flapping, then silence. */
+	assert_int_equal(fc_notifications_matching("Link flapping", NULL), 1);
+	assert_int_equal(fc_notifications_matching("Link down on edge1 port 0", NULL), 1);
+	assert_int_equal(fc_notifications_matching("Link up on edge1 port 0", NULL), 1);
+	assert_int_equal(fc_notifications_matching("edge1 port 0", NULL), 4);
+}
+
+static void
+bump_changes(void *arg)
+{
+	sim.changes[0] += *(int *)arg;
+}
+
+static void
+missed_down_up_seen_from_counter(void **state)
+{
+	struct fc_notification n;
+	struct fc_value v;
+	int two = 2;
+
+	(void)state;
+	sim.fwd = true;
+	start_server(10);
+	start_plugin(NULL);
+	wait_polls(4);
+	sim_set(bump_changes, &two); /* down and up between two polls: state unchanged */
+	wait_note("Link flapped on edge1 port 0", 1, &n);
+	assert_int_equal(n.severity, NOTIF_WARNING);
+	assert_string_equal(n.message,
+		"Link flapped on edge1 port 0: 2 changes between two polls, "
+		"now up");
+	assert_true(fc_find_copy("edge1.port0", "link_changes", NULL, &v));
+	assert_int_equal(v.v[0].derive, 2);
+}
+
+static void
+set_lcore(void *arg)
+{
+	uint64_t *a = arg;
+
+	sim.state[a[0]] = (int)a[1];
+	sim.age_us[a[0]] = a[2];
+	sim.stalls[a[0]] = a[3];
+}
+
+static void
+stall_and_recovery(void **state)
+{
+	struct fc_notification n;
+	struct fc_value v;
+
+	(void)state;
+	sim.fwd = true;
+	start_server(10);
+	start_plugin(NULL);
+	wait_polls(4);
+	sim_set(set_lcore, (uint64_t[]){0, 3, 250000, 1});
+	wait_note("lcore 1 of edge1 stalled", 1, &n);
+	assert_int_equal(n.severity, NOTIF_FAILURE);
+	assert_string_equal(n.message, "lcore 1 of edge1 stalled: no heartbeat for 250 ms");
+	assert_string_equal(n.plugin_instance, "edge1.lcore1");
+	assert_string_equal(n.type, "lcore_state");
+	assert_string_equal(n.meta, "lcore_id=1;old_state=RUNNING;new_state=STALLED;");
+	assert_true(fc_find_copy("edge1.lcore1", "lcore_state", NULL, &v));
+	assert_true(v.v[0].gauge == 3);
+	sim_set(set_lcore, (uint64_t[]){0, 1, 3, 1});
+	wait_note("lcore 1 of edge1 recovered after", 1, &n);
+	assert_int_equal(n.severity, NOTIF_OKAY);
+	assert_non_null(strstr(n.meta, "old_state=STALLED;new_state=RUNNING;duration_ms="));
+	assert_true(fc_find_copy("edge1.lcore1", "stalls", NULL, &v));
+	assert_int_equal(v.v[0].derive, 1);
+	assert_int_equal(fc_notifications_matching("lcore 2", NULL), 0);
+}
+
+static void
+stall_seen_before_the_application_says_so(void **state)
+{
+	struct fc_notification n;
+
+	(void)state;
+	sim.fwd = true;
+	start_server(10);
+	start_plugin("StallThreshold 0.05");
+	wait_polls(4);
+	/* Still RUNNING by the application's clock, but no heartbeat for 60 ms: ours is 50. */
+	sim_set(set_lcore, (uint64_t[]){1, 1, 60000, 0});
+	wait_note("lcore 2 of edge1 stalled: no heartbeat for 60 ms", 1, &n);
+}
+
+static void
+exited_lcore(void **state)
+{
+	struct fc_notification n;
+
+	(void)state;
+	sim.fwd = true;
+	start_server(10);
+	start_plugin(NULL);
+	wait_polls(4);
+	sim_set(set_lcore, (uint64_t[]){1, 4, 900000, 0});
+	wait_note("lcore 2 of edge1 exited", 1, &n);
+	assert_int_equal(n.severity, NOTIF_FAILURE);
+	assert_string_equal(n.meta, "lcore_id=2;old_state=RUNNING;new_state=EXITED;");
+}
+
+static void
+gone_back_and_restarted(void **state)
+{
+	struct fc_notification n;
+
+	(void)state;
+	start_server(10);
+	start_plugin(NULL);
+	wait_polls(4);
+	stop_server();
+	wait_note("DPDK application edge1 is gone", 1, &n);
+	assert_int_equal(n.severity, NOTIF_FAILURE);
+	assert_string_equal(n.plugin_instance, "edge1");
+	assert_string_equal(n.type, "up");
+	assert_string_equal(n.meta, "name=edge1;old_state=up;new_state=gone;");
+	start_server(10);
+	wait_note("DPDK application edge1 is back after", 1, &n);
+	assert_int_equal(n.severity, NOTIF_OKAY);
+	assert_int_equal(fc_notifications_matching("restarted", NULL), 0); /* same pid */
+	stop_server();
+	wait_note("DPDK application edge1 is gone", 2, NULL);
+	start_server(11);
+	wait_note("DPDK application edge1 restarted (pid 10 → 11)", 1, &n);
+	assert_int_equal(n.severity, NOTIF_WARNING);
+	assert_string_equal(n.meta, "name=edge1;old_state=10;new_state=11;");
+	wait_note("is back after", 2, NULL);
+	/* The outage was one event, not a link down per port. */
+	assert_int_equal(fc_notifications_matching("Link", NULL), 0);
+	assert_int_equal(fc_notifications_matching("DPDK application", NULL), 5);
+}
+
+static void
+set_silent(void *arg)
+{
+	sim.silent = *(bool *)arg;
+}
+
+static void
+timeouts_make_it_gone(void **state)
+{
+	struct fc_value v;
+	bool yes = true;
+
+	(void)state;
+	start_server(10);
+	start_plugin("Timeout 0.02");
+	wait_polls(4);
+	sim_set(set_silent, &yes);
+	wait_note("DPDK application edge1 is gone", 1, NULL);
+	fc_read_all();
+	assert_true(fc_find_copy("edge1", "up", NULL, &v));
+	assert_true(v.v[0].gauge == 0);
+	assert_int_equal(fc_logs_matching("does not answer within the timeout"), 1);
+}
+
+static void
+initial_down_reported_once(void **state)
+{
+	struct fc_notification n;
+
+	(void)state;
+	set_link(1, false);
+	start_server(10);
+	start_plugin(NULL);
+	wait_note("Link down on edge1 port 1", 1, &n);
+	assert_non_null(strstr(n.meta, "old_state=unknown;new_state=down;"));
+	wait_polls(6);
+	assert_int_equal(fc_notifications_matching("Link", NULL), 1);
+}
+
+static void
+initial_state_can_be_silenced(void **state)
+{
+	(void)state;
+	set_link(1, false);
+	start_server(10);
+	start_plugin("ReportInitialState false");
+	wait_polls(6);
+	assert_int_equal(fc_notifications_matching("Link", NULL), 0);
+}
+
+static void
+links_only_said_once(void **state)
+{
+	(void)state;
+	start_server(10);
+	start_plugin(NULL);
+	wait_polls(6);
+	assert_int_equal(fc_logs_matching("reports no lcore data"), 1);
+	assert_int_equal(fc_logs_matching("only its links are watched"), 1);
+}
+
+static void
+set_speed(void *arg)
+{
+	sim.speed[0] = *(uint64_t *)arg;
+}
+
+static void
+speed_change_warns(void **state)
+{
+	struct fc_notification n;
+	uint64_t slow = 1000;
+
+	(void)state;
+	start_server(10);
+	start_plugin(NULL);
+	wait_polls(4);
+	sim_set(set_speed, &slow);
+	wait_note("Link speed changed on edge1 port 0", 1, &n);
+	assert_int_equal(n.severity, NOTIF_WARNING);
+	assert_string_equal(n.message,
+		"Link speed changed on edge1 port 0: 10000 Mbps full-duplex → "
+		"1000 Mbps full-duplex");
+}
+
+static void
+values_at_each_interval(void **state)
+{
+	struct fc_value v;
+
+	(void)state;
+	sim.fwd = true;
+	start_server(10);
+	start_plugin(NULL);
+	wait_polls(4);
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	for (int p = 0; p < 2; p++) {
+		char pi[32];
+
+		snprintf(pi, sizeof(pi), "edge1.port%d", p);
+		assert_true(fc_find_copy(pi, "link_status", NULL, &v) && v.v[0].gauge == 1);
+		assert_true(fc_find_copy(pi, "link_speed", NULL, &v) && v.v[0].gauge == 10000);
+		assert_true(fc_find_copy(pi, "link_changes", NULL, &v));
+		assert_true(fc_find_copy(pi, "link_flapping", NULL, &v) && v.v[0].gauge == 0);
+	}
+	assert_true(fc_find_copy("edge1.lcore1", "lcore_state", NULL, &v) && v.v[0].gauge == 1);
+	assert_true(
+		fc_find_copy("edge1.lcore2", "heartbeat_age", NULL, &v) && v.v[0].gauge == 5e-6);
+	assert_true(fc_find_copy("edge1", "up", NULL, &v) && v.v[0].gauge == 1);
+	assert_true(fc_find_copy("edge1", "telemetry_requests", "sent", &v) && v.v[0].derive > 0);
+}
+
+static void
+bad_configurations_refused(void **state)
+{
+	static const char *const cases[][2] = {
+		{"PollInterval 0", "option 'PollInterval' has the out-of-range value 0"},
+		{"PollInterval \"fast\"", "option 'PollInterval' has the invalid value \"fast\""},
+		{"FlapThreshold 1", "option 'FlapThreshold' has the out-of-range value 1"},
+		{"FlapThreshold 2.5", "option 'FlapThreshold' has the out-of-range value 2.5"},
+		{"FlapWindow -3", "option 'FlapWindow' has the out-of-range value -3"},
+		{"StallThreshold 0", "option 'StallThreshold' has the out-of-range value 0"},
+		{"LinkConfirm 2", "option 'LinkConfirm' has the invalid value 2"},
+		{"Lcores \"no\"", "option 'Lcores' has the invalid value \"no\""},
+		{"InstanceEvents", "option 'InstanceEvents' has the invalid value no value"},
+		{"ReportInitialState 0", "option 'ReportInitialState' has the invalid value 0"},
+		{"Link \"up\"", "option 'Link' has the invalid value \"up\""},
+		{"Timeout 100", "option 'Timeout' has the out-of-range value 100"},
+		{"Ports \"1-\"", "option 'Ports' has the invalid value \"1-\""},
+		{"Interval 3", "unknown option 'Interval'"},
+		{"PollInterval 1\nFlapWindow 0.5", "FlapWindow 0.5 is shorter than PollInterval 1"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[512];
+
+		fc_reset();
+		fc_load(module_register);
+		snprintf(text, sizeof(text),
+			"%s\n<Instance \"edge1\">\n SocketPath \"%s\"\n</Instance>", cases[i][0],
+			path);
+		assert_int_equal(fc_configure("dpdktel_events", text), 0);
+		if (fc_init() == 0 || fc_logs_matching(cases[i][1]) == 0) {
+			fc_dump_logs();
+			fail_msg("case %zu (%s): no refusal with \"%s\"", i, cases[i][0],
+				cases[i][1]);
+		}
+		assert_int_equal(fc_reads(), 0);
+		fc_shutdown();
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(link_down_then_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(swapped_answer_raises_no_alarm, setup, teardown),
+		cmocka_unit_test_setup_teardown(flap_storm_one_warning, setup, teardown),
+		cmocka_unit_test_setup_teardown(missed_down_up_seen_from_counter, setup, teardown),
+		cmocka_unit_test_setup_teardown(stall_and_recovery, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			stall_seen_before_the_application_says_so, setup, teardown),
+		cmocka_unit_test_setup_teardown(exited_lcore, setup, teardown),
+		cmocka_unit_test_setup_teardown(gone_back_and_restarted, setup, teardown),
+		cmocka_unit_test_setup_teardown(timeouts_make_it_gone, setup, teardown),
+		cmocka_unit_test_setup_teardown(initial_down_reported_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(initial_state_can_be_silenced, setup, teardown),
+		cmocka_unit_test_setup_teardown(links_only_said_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(speed_change_warns, setup, teardown),
+		cmocka_unit_test_setup_teardown(values_at_each_interval, setup, teardown),
+		cmocka_unit_test_setup_teardown(bad_configurations_refused, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,681 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dpdktel_stats against the fake collectd daemon and the fake telemetry server: the
+ * configuration matrix, exact identifiers and values for recorded DPDK 22.11 replies,
+ * truncation, null replies, timeouts, restarts, a socket that vanishes and returns.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "fake_collectd.h"
+#include "fake_server.h"
+
+void module_register(void);
+
+#define PI "edge1"
+
+/* A simulated DPDK application: which replies the fake server gives. */
+struct app {
+	int nports;
+	bool fwd; /* has dpdktel-fwd's /fwd commands */
+	bool null_xstats; /* /ethdev/xstats answers null */
+	int silent_stats_port; /* /ethdev/stats,<this> never answers; -1: none */
+	bool huge_counter; /* ipackets above INT64_MAX */
+	bool full_xstats; /* /ethdev/xstats with 256 entries */
+	bool swapped_fwd_port; /* /fwd/port answers for another port */
+};
+
+static char *
+info_reply(unsigned int port)
+{
+	size_t len;
+	char *g = fs_golden("dpdk-22.11/ethdev_info-0.json", &len), *p, *out;
+
+	p = strstr(g, "\"port_id\":0");
+	assert_non_null(p);
+	*p = '\0';
+	out = fs_printf("%s\"port_id\":%u%s", g, port, p + strlen("\"port_id\":0"));
+	free(g);
+	return out;
+}
+
+static char *
+xstats_full(void)
+{
+	size_t cap = 16384, n;
+	char *s = malloc(cap);
+
+	n = (size_t)snprintf(s, cap, "{\"/ethdev/xstats\":{");
+	for (int i = 0; i < 256; i++)
+		n += (size_t)snprintf(s + n, cap - n, "%s\"x%d\":%d", i ? "," : "", i, i);
+	snprintf(s + n, cap - n, "}}");
+	return s;
+}
+
+static char *
+port_list(int n)
+{
+	char buf[256];
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%d", i ? "," : "", i);
+	return fs_printf("{\"/ethdev/list\":[%s]}", buf);
+}
+
+static char *
+root_list(const struct app *a)
+{
+	size_t len;
+	char *g = fs_golden("dpdk-22.11/root.json", &len), *out;
+
+	if (!a->fwd)
+		return g;
+	g[len - 2] = '\0'; /* drop "]}" */
+	out = fs_printf("%s,\"/fwd/info\",\"/fwd/lcores\",\"/fwd/port\",\"/fwd/ports\"]}", g);
+	free(g);
+	return out;
+}
+
+static void
+app_handler(
+	struct fake_server *fs, unsigned int conn, const char *req, struct fake_reply *o, void *arg)
+{
+	const struct app *a = arg;
+	const char *comma = strchr(req, ',');
+	unsigned int id = comma ? (unsigned int)strtoul(comma + 1, NULL, 10) : 0;
+	size_t n = comma ? (size_t)(comma - req) : strlen(req);
+
+	(void)fs, (void)conn;
+#define IS(c) (n == strlen(c) && strncmp(req, c, n) == 0)
+	if (IS("/"))
+		o->data = root_list(a);
+	else if (IS("/ethdev/list"))
+		o->data = port_list(a->nports);
+	else if (IS("/ethdev/stats") && a->huge_counter)
+		o->data = fs_printf("{\"/ethdev/stats\":{\"ipackets\":18446744073709551615,"
+				    "\"opackets\":1,\"ibytes\":2,\"obytes\":3,\"imissed\":4,"
+				    "\"ierrors\":5,\"oerrors\":6,\"rx_nombuf\":7}}");
+	else if (IS("/ethdev/stats") && (int)id == a->silent_stats_port)
+		o->action = FAKE_SILENT;
+	else if (IS("/ethdev/stats"))
+		o->data = fs_golden("dpdk-22.11/null_stats-4q.json", &o->len);
+	else if (IS("/ethdev/xstats") && a->null_xstats)
+		o->data = fs_printf("{\"/ethdev/xstats\":null}");
+	else if (IS("/ethdev/xstats") && a->full_xstats)
+		o->data = xstats_full();
+	else if (IS("/ethdev/xstats"))
+		o->data = fs_golden("dpdk-22.11/ethdev_xstats-0.json", &o->len);
+	else if (IS("/ethdev/link_status"))
+		o->data = fs_golden("dpdk-22.11/ethdev_link_status-0.json", &o->len);
+	else if (IS("/ethdev/info"))
+		o->data = info_reply(id);
+	else if (IS("/eal/heap_list"))
+		o->data = fs_golden("dpdk-22.11/eal_heap_list.json", &o->len);
+	else if (IS("/eal/heap_info"))
+		o->data = fs_golden("dpdk-22.11/eal_heap_info-0.json", &o->len);
+	else if (IS("/mempool/list"))
+		o->data = fs_golden("dpdk-22.11/mempool_list.json", &o->len);
+	else if (IS("/mempool/info"))
+		o->data = fs_golden("dpdk-22.11/mempool_info-mb_pool_0.json", &o->len);
+	else if (IS("/fwd/lcores") && a->fwd)
+		o->data = fs_golden("fwd/lcores.json", &o->len);
+	else if (IS("/fwd/port") && a->fwd)
+		o->data = fs_printf("{\"/fwd/port\":{\"port_id\":%u,\"tx_dropped\":%u}}",
+			a->swapped_fwd_port ? id + 1 : id, 40 + id);
+	else if (IS("/fwd/info") && a->fwd)
+		o->data =
+			fs_printf("{\"/fwd/info\":{\"app\":\"dpdktel-fwd\",\"uptime_ms\":12345}}");
+	else
+		o->data = fs_printf("{\"%.*s\":null}", (int)n, req);
+#undef IS
+}
+
+/* Per test: a fake application and the plugin loaded into the fake daemon. */
+struct fixture {
+	struct app app;
+	struct fake_server *fs;
+	char dir[64];
+	char path[128];
+};
+
+static struct fixture fx;
+
+static void
+start_app(const struct app *a, long pid)
+{
+	struct fake_config cfg = {
+		.handler = app_handler, .arg = &fx.app, .pid = pid, .path = fx.path};
+
+	fx.app = *a;
+	fx.fs = fs_start_path(&cfg);
+	assert_non_null(fx.fs);
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	memset(&fx, 0, sizeof(fx));
+	snprintf(fx.dir, sizeof(fx.dir), "/tmp/dtel-plug-XXXXXX");
+	if (mkdtemp(fx.dir) == NULL)
+		return -1;
+	snprintf(fx.path, sizeof(fx.path), "%s/edge1", fx.dir);
+	mkdir(fx.path, 0700);
+	strcat(fx.path, "/dpdk_telemetry.v2");
+	fc_reset();
+	fc_load(module_register);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	fc_shutdown();
+	fs_stop(fx.fs);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fx.dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Configure with an <Instance "edge1"> on the fake socket plus extra options. */
+static int
+configure(const char *global, const char *instance_opts)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text),
+		"%s\n<Instance \"" PI "\">\n SocketPath \"%s\"\n%s\n</Instance>\n",
+		global ? global : "", fx.path, instance_opts ? instance_opts : "");
+	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
+	return fc_init();
+}
+
+static const struct fc_value *
+must_find(const char *pi, const char *type, const char *ti)
+{
+	const struct fc_value *v = fc_find(pi, type, ti);
+
+	if (v == NULL) {
+		fc_dump_logs();
+		fail_msg("no value %s/%s-%s", pi, type, ti ? ti : "");
+	}
+	return v;
+}
+
+static void
+values_for_recorded_replies(void **state)
+{
+	const struct fc_value *v;
+
+	(void)state;
+	start_app(&(struct app){.nports = 2, .silent_stats_port = -1}, 4242);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_reads(), 1);
+	assert_int_equal(fc_read_all(), 0);
+
+	v = must_find(PI ".port0", "if_packets", NULL);
+	assert_string_equal(v->plugin, "dpdktel_stats");
+	assert_int_equal(v->n, 2);
+	assert_int_equal(v->ds_type[0], DS_TYPE_DERIVE);
+	assert_int_equal(v->v[0].derive, 18980928);
+	assert_int_equal(v->v[1].derive, 5);
+	assert_int_equal(must_find(PI ".port1", "if_octets", NULL)->v[0].derive, 0);
+	assert_int_equal(must_find(PI ".port0", "if_errors", NULL)->v[1].derive, 0);
+	assert_int_equal(must_find(PI ".port0", "if_rx_dropped", "missed")->v[0].derive, 0);
+	assert_int_equal(must_find(PI ".port0", "if_rx_dropped", "nombuf")->v[0].derive, 0);
+	assert_int_equal(must_find(PI ".port1", "xstat", "rx_good_packets")->v[0].derive, 95189088);
+	assert_int_equal(must_find(PI ".port0", "xstat", "tx_q0_packets")->v[0].derive, 94836832);
+	assert_true(must_find(PI ".port0", "link_speed", NULL)->v[0].gauge == 10000);
+	v = must_find(PI ".port1", "port_queues", NULL);
+	assert_true(v->v[0].gauge == 1 && v->v[1].gauge == 1);
+	assert_true(must_find(PI ".port1", "port_mtu", NULL)->v[0].gauge == 1500);
+	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 1);
+	v = must_find(PI, "heap_bytes", "heap0");
+	assert_true(v->v[0].gauge == 1073741824.0 && v->v[1].gauge == 422268608.0);
+	v = must_find(PI, "mempool_objects", "mb_pool_0");
+	assert_true(v->v[0].gauge == 155456 && v->v[1].gauge == 155456);
+	assert_int_equal(must_find(PI, "telemetry_requests", "sent")->v[0].derive,
+		(derive_t)fs_requests(fx.fs));
+	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
+	assert_int_equal(must_find(PI, "restarts", NULL)->v[0].derive, 0);
+	/* No per-queue values unless asked for, nothing from /fwd on an application without it. */
+	assert_null(fc_find(PI ".port0", "queue_packets", NULL));
+	assert_null(fc_find(PI ".port0", "if_tx_dropped", NULL));
+	assert_null(fc_find(PI ".lcore1", "lcore_packets", NULL));
+}
+
+static void
+one_read_time_and_no_duplicates(void **state)
+{
+	cdtime_t t;
+
+	(void)state;
+	start_app(&(struct app){.nports = 2, .silent_stats_port = -1}, 4242);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	t = fc_value_at(0)->time;
+	assert_true(t > 0);
+	for (size_t i = 0; i < fc_nvalues(); i++) {
+		const struct fc_value *v = fc_value_at(i);
+
+		assert_true(v->time == t);
+		assert_int_equal(fc_count(v->plugin_instance, v->type, v->type_instance), 1);
+	}
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_count(PI ".port0", "if_packets", NULL), 1);
+}
+
+static void
+ports_option_filters(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 4, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure("Ports \"0,2-3\"", NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	must_find(PI ".port0", "if_packets", NULL);
+	assert_null(fc_find(PI ".port1", "if_packets", NULL));
+	must_find(PI ".port2", "if_packets", NULL);
+	must_find(PI ".port3", "if_packets", NULL);
+}
+
+static void
+instance_overrides_global(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 2, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure("XStats false\nPorts \"0\"", "XStats true"), 0);
+	assert_int_equal(fc_read_all(), 0);
+	must_find(PI ".port0", "xstat", "rx_good_packets"); /* the instance said true */
+	assert_null(fc_find(PI ".port1", "if_packets", NULL)); /* the global Ports applies */
+}
+
+static void
+per_queue_only_queues_that_moved(void **state)
+{
+	const struct fc_value *v;
+
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure("PerQueue true", NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	v = must_find(PI ".port0", "queue_packets", "q3");
+	assert_int_equal(v->v[0].derive, 4745856);
+	assert_int_equal(v->v[1].derive, 1);
+	must_find(PI ".port0", "queue_octets", "q0");
+	must_find(PI ".port0", "queue_errors", "q2");
+	assert_null(fc_find(PI ".port0", "queue_packets", "q4"));
+}
+
+static void
+xstats_include_exclude(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 1);
+	assert_int_equal(
+		configure("XStatsInclude \"rx_*\" \"nothing_*\"\nXStatsExclude \"*_errors\"", NULL),
+		0);
+	assert_int_equal(fc_read_all(), 0);
+	must_find(PI ".port0", "xstat", "rx_good_packets");
+	must_find(PI ".port0", "xstat", "rx_q0_bytes");
+	assert_null(fc_find(PI ".port0", "xstat", "rx_errors"));
+	assert_null(fc_find(PI ".port0", "xstat", "tx_good_packets"));
+	assert_int_equal(fc_logs_matching("XStatsInclude \"nothing_*\" matches none"), 1);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_logs_matching("XStatsInclude \"nothing_*\" matches none"), 1);
+}
+
+static void
+cut_reply_dispatched_and_counted(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 2, .full_xstats = true, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_count(PI ".port0", "xstat", NULL), 256);
+	assert_int_equal(must_find(PI ".port0", "xstat", "x255")->v[0].derive, 255);
+	assert_int_equal(must_find(PI, "telemetry_requests", "truncated")->v[0].derive, 2);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(must_find(PI, "telemetry_requests", "truncated")->v[0].derive, 4);
+	/* One line per port and cause, not one per read. */
+	assert_int_equal(fc_logs_matching("has a dict of 256 entries"), 2);
+	assert_int_equal(fc_logs_matching("port 0: the /ethdev/xstats reply"), 1);
+}
+
+static void
+null_reply_skips_only_that_command(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .null_xstats = true, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_null(fc_find(PI ".port0", "xstat", NULL));
+	must_find(PI ".port0", "if_packets", NULL);
+	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 1);
+	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 1);
+}
+
+static void
+counter_above_int64_is_not_dispatched(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .huge_counter = true, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure("XStats false", NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_null(fc_find(PI ".port0", "if_packets", NULL));
+	assert_int_equal(must_find(PI ".port0", "if_octets", NULL)->v[0].derive, 2);
+	assert_int_equal(must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 1);
+}
+
+static void
+hung_request_bounded_by_timeout(void **state)
+{
+	const struct fc_value *d;
+
+	(void)state;
+	start_app(&(struct app){.nports = 2, .silent_stats_port = 1}, 1);
+	assert_int_equal(configure("Timeout 0.2", NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	d = must_find(PI, "duration", "read");
+	/* One request waited 0.2 s; the rest of the read gave up at once (backoff). */
+	assert_true(d->v[0].gauge >= 0.19);
+	assert_true(d->v[0].gauge < 0.2 + 1.0);
+	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 0);
+	assert_int_equal(fc_logs_matching("does not answer within the timeout"), 1);
+	must_find(PI ".port0", "if_packets", NULL);
+}
+
+static void
+restart_gives_one_warning(void **state)
+{
+	const struct fc_notification *n;
+
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 100);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	fs_stop(fx.fs);
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 200);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_nnotifications(), 1);
+	n = fc_notification_at(0);
+	assert_int_equal(n->severity, NOTIF_WARNING);
+	assert_string_equal(n->message, "DPDK application edge1 restarted (pid 100 → 200)");
+	assert_string_equal(n->plugin, "dpdktel_stats");
+	assert_string_equal(n->plugin_instance, PI);
+	assert_string_equal(n->type, "restarts");
+	assert_string_equal(n->host, "fakehost");
+	assert_string_equal(n->meta, "name=edge1;old_state=100;new_state=200;");
+	assert_int_equal(must_find(PI, "restarts", NULL)->v[0].derive, 1);
+}
+
+static void
+vanished_socket_logged_once_and_back(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 7);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	fs_stop(fx.fs);
+	fx.fs = NULL;
+	for (int i = 0; i < 3; i++) {
+		fc_clear_records();
+		assert_int_equal(fc_read_all(), 0);
+		assert_true(must_find(PI, "up", NULL)->v[0].gauge == 0);
+		assert_null(fc_find(PI ".port0", "if_packets", NULL));
+	}
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 7);
+	fc_clear_records();
+	/* The backoff after three failures is at most a few hundred ms. */
+	for (int i = 0; i < 100 && fc_find(PI ".port0", "if_packets", NULL) == NULL; i++) {
+		usleep(20000);
+		assert_int_equal(fc_read_all(), 0);
+	}
+	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 1);
+	assert_int_equal(fc_nnotifications(), 0); /* same pid: not a restart */
+}
+
+static void
+vanished_socket_log_lines(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 7);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	fs_stop(fx.fs);
+	fx.fs = NULL;
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(
+		fc_logs_matching("warning dpdktel_stats plugin: DPDK application 'edge1'"), 1);
+	assert_int_equal(fc_logs_matching("is not running (no socket)"), 1);
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 7);
+	for (int i = 0; i < 100 && fc_logs_matching("answers again") == 0; i++) {
+		usleep(20000);
+		assert_int_equal(fc_read_all(), 0);
+	}
+	assert_int_equal(fc_logs_matching("answers again, pid 7"), 1);
+}
+
+static void
+app_stats_from_the_forwarder(void **state)
+{
+	const struct fc_value *v;
+
+	(void)state;
+	start_app(&(struct app){.nports = 2, .fwd = true, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	v = must_find(PI ".lcore1", "lcore_packets", NULL);
+	assert_int_equal(v->v[0].derive, 1000);
+	assert_int_equal(v->v[1].derive, 990);
+	assert_int_equal(must_find(PI ".lcore2", "stalls", NULL)->v[0].derive, 2);
+	v = must_find(PI ".lcore1", "lcore_cycles", NULL);
+	assert_int_equal(v->v[0].derive, 77);
+	assert_int_equal(v->v[1].derive, 100);
+	assert_int_equal(must_find(PI ".port1", "if_tx_dropped", NULL)->v[0].derive, 41);
+	assert_true(must_find(PI, "uptime", NULL)->v[0].gauge == 12.345);
+	/* Busy percent needs two reads; the fake's cycles do not move, so none follows. */
+	assert_null(fc_find(PI ".lcore1", "percent", "busy"));
+}
+
+static void
+swapped_answer_refused(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 2,
+			  .fwd = true,
+			  .swapped_fwd_port = true,
+			  .silent_stats_port = -1},
+		1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_null(fc_find(PI ".port0", "if_tx_dropped", NULL));
+	assert_null(fc_find(PI ".port1", "if_tx_dropped", NULL));
+	assert_int_equal(must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 2);
+}
+
+static void
+discovery_finds_sockets(void **state)
+{
+	char text[256];
+
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 1);
+	snprintf(text, sizeof(text), "RuntimeDir \"%s\"", fx.dir);
+	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
+	assert_int_equal(fc_init(), 0);
+	assert_int_equal(fc_reads(), 1); /* the discovery callback */
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_reads(), 2);
+	must_find("edge1.port0", "if_packets", NULL);
+	assert_int_equal(fc_logs_matching("collecting DPDK application 'edge1'"), 1);
+	/* The next scan does not add it twice. */
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_reads(), 2);
+}
+
+/* Configuration matrix ----------------------------------------------------------------- */
+
+struct bad_conf {
+	const char *global; /* in the <Plugin> block */
+	const char *instance; /* in the <Instance> block */
+	const char *message; /* expected in the log */
+};
+
+static void
+bad_configurations_refused(void **state)
+{
+	static const struct bad_conf cases[] = {
+		{"Foo 1", NULL, "unknown option 'Foo'"},
+		{NULL, "Bar \"x\"", "<Instance \"edge1\">: unknown option 'Bar'"},
+		{"BasicStats \"yes\"", NULL,
+			"option 'BasicStats' has the invalid value \"yes\": expected true or "
+			"false"},
+		{"PerQueue 1", NULL, "option 'PerQueue' has the invalid value 1"},
+		{"XStats", NULL, "option 'XStats' has the invalid value no value"},
+		{"AppStats true false", NULL, "option 'AppStats' has the invalid value true false"},
+		{"MemoryStats \"on\"", NULL, "option 'MemoryStats' has the invalid value \"on\""},
+		{"Timeout -1", NULL,
+			"option 'Timeout' has the out-of-range value -1: expected seconds for one "
+			"request, more than 0 and at most 60"},
+		{"Timeout 0", NULL, "option 'Timeout' has the out-of-range value 0"},
+		{"Timeout \"fast\"", NULL, "option 'Timeout' has the invalid value \"fast\""},
+		{"Timeout 61", NULL, "option 'Timeout' has the out-of-range value 61"},
+		{"Ports \"0-3,x\"", NULL,
+			"option 'Ports' has the invalid value \"0-3,x\": expected \"all\" or a "
+			"list of "
+			"port ids below 1024"},
+		{"Ports \"3-1\"", NULL, "option 'Ports' has the invalid value \"3-1\""},
+		{"Ports \"2000\"", NULL, "option 'Ports' has the out-of-range value \"2000\""},
+		{"Ports 3", NULL, "option 'Ports' has the invalid value 3"},
+		{"XStatsInclude 5", NULL, "option 'XStatsInclude' has the invalid value 5"},
+		{"XStatsExclude \"\"", NULL, "option 'XStatsExclude' has the invalid value \"\""},
+		{"FilePrefix \"x\"", NULL,
+			"option 'FilePrefix' belongs in an <Instance \"name\"> block; did you "
+			"forget "
+			"to add one?"},
+		{"SocketPath \"/x\"", NULL, "option 'SocketPath' belongs in an <Instance"},
+		{NULL, "Discover true",
+			"option 'Discover' belongs in the <Plugin dpdktel_stats> block"},
+		{NULL, "FilePrefix \"x\"", "FilePrefix \"x\" and SocketPath \"/tmp/dtel-plug-"},
+		{"Discover \"yes\"", NULL, "option 'Discover' has the invalid value \"yes\""},
+		{"<Instance \"edge1\">\n SocketPath \"/tmp/other.sock\"\n</Instance>", NULL,
+			"a second <Instance \"edge1\">: instance names must be unique"},
+		{"<Instance \"other\">\n SocketPath \"/tmp/dtel-plug-x\"\n</Instance>\n"
+		 "<Instance \"third\">\n SocketPath \"/tmp/dtel-plug-x\"\n</Instance>",
+			NULL,
+			"socket /tmp/dtel-plug-x is already collected by <Instance \"other\">"},
+		{"<Instance \"a b\">\n</Instance>", NULL,
+			"<Instance> has the invalid name \"a b\""},
+		{"<Instance \"empty\">\n</Instance>", NULL,
+			"<Instance \"empty\">: neither FilePrefix nor SocketPath is set"},
+		{"<Instance \"long\">\n FilePrefix "
+		 "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"\n</Instance>",
+			NULL, "the socket path would be longer than 107 bytes"},
+		{"<Instance \"slash\">\n FilePrefix \"a/b\"\n</Instance>", NULL,
+			"expected a directory name without '/'"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fc_reset();
+		fc_load(module_register);
+		if (configure(cases[i].global, cases[i].instance) != -1 ||
+			fc_logs_matching(cases[i].message) == 0) {
+			fc_dump_logs();
+			fail_msg("case %zu (%s | %s): no refusal with \"%s\"", i,
+				cases[i].global ? cases[i].global : "",
+				cases[i].instance ? cases[i].instance : "", cases[i].message);
+		}
+		/* Refused in init: nothing registered, and every line carries our prefix. */
+		assert_int_equal(fc_reads(), 0);
+		assert_int_equal(fc_logs_matching("dpdktel_stats plugin: "), fc_nlogs());
+		fc_shutdown();
+	}
+}
+
+static void
+every_option_accepted(void **state)
+{
+	static const char *const good[] = {
+		"BasicStats false",
+		"PerQueue true",
+		"XStats false",
+		"XStatsInclude \"rx_*\" \"tx_*\"",
+		"XStatsExclude \"*_bad_*\"",
+		"AppStats false",
+		"MemoryStats false",
+		"Timeout 0.25",
+		"Ports \"all\"",
+		"Ports \"0-3,8\"",
+		"Discover true",
+		"RuntimeDir \"/tmp\"",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		fc_reset();
+		fc_load(module_register);
+		if (configure(good[i], NULL) != 0) {
+			fc_dump_logs();
+			fail_msg("refused a valid option: %s", good[i]);
+		}
+		fc_shutdown();
+	}
+}
+
+static void
+several_errors_all_reported(void **state)
+{
+	(void)state;
+	assert_int_equal(configure("Foo 1\nTimeout -2", "Ports \"x\""), -1);
+	assert_int_equal(fc_logs_matching("unknown option 'Foo'"), 1);
+	assert_int_equal(fc_logs_matching("option 'Timeout'"), 1);
+	assert_int_equal(fc_logs_matching("option 'Ports'"), 1);
+	assert_int_equal(fc_logs_matching("3 configuration errors"), 1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(values_for_recorded_replies, setup, teardown),
+		cmocka_unit_test_setup_teardown(one_read_time_and_no_duplicates, setup, teardown),
+		cmocka_unit_test_setup_teardown(ports_option_filters, setup, teardown),
+		cmocka_unit_test_setup_teardown(instance_overrides_global, setup, teardown),
+		cmocka_unit_test_setup_teardown(per_queue_only_queues_that_moved, setup, teardown),
+		cmocka_unit_test_setup_teardown(xstats_include_exclude, setup, teardown),
+		cmocka_unit_test_setup_teardown(cut_reply_dispatched_and_counted, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			null_reply_skips_only_that_command, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			counter_above_int64_is_not_dispatched, setup, teardown),
+		cmocka_unit_test_setup_teardown(hung_request_bounded_by_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(restart_gives_one_warning, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			vanished_socket_logged_once_and_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(vanished_socket_log_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(app_stats_from_the_forwarder, setup, teardown),
+		cmocka_unit_test_setup_teardown(swapped_answer_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(discovery_finds_sockets, setup, teardown),
+		cmocka_unit_test_setup_teardown(bad_configurations_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(every_option_accepted, setup, teardown),
+		cmocka_unit_test_setup_teardown(several_errors_all_reported, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

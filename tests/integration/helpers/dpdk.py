@@ -48,8 +48,11 @@ class DpdkApp:
     """
 
     def __init__(self, argv, prefix, name='dpdk', netns=None, env=None, keep_stdin=True,
-                 index=0, runtime_base=None):
+                 index=0, runtime_base=None, ready=None):
+        """ready(app) -> bool: when the application counts as started, checked after its
+        telemetry socket answers (default: every port started)."""
         self.argv = list(argv)
+        self.ready = ready or DpdkApp._ports_started
         self.index = index
         self.runtime_dir = RUNTIME_DIR
         if runtime_base is not None:
@@ -82,8 +85,8 @@ class DpdkApp:
         wait_until(lambda: self._check_alive() and _answers(self.socket), timeout,
                    f'{self.name} telemetry socket {self.socket}')
         # Telemetry is up at the end of EAL init, before the application starts its ports.
-        wait_until(lambda: self._check_alive() and self._ports_started(), timeout,
-                   f'{self.name} ports started')
+        wait_until(lambda: self._check_alive() and self.ready(self), timeout,
+                   f'{self.name} ready')
         return self
 
     def _ports_started(self):
@@ -134,7 +137,12 @@ class DpdkApp:
             pass
 
     def __enter__(self):
-        return self.start()
+        try:
+            return self.start()
+        except BaseException:
+            # A process that never got ready is still ended and its runtime dir removed.
+            self.cleanup()
+            raise
 
     def __exit__(self, *exc):
         self.cleanup()
@@ -150,11 +158,24 @@ def testpmd(prefix=None, nports=4, lcores='0,1', vdevs=None, extra=(), **kw):
     return DpdkApp(argv, prefix, name='testpmd', **kw)
 
 
+def fwd_ready(app):
+    """dpdktel-fwd registers its /fwd/... commands once its ports are started, just before
+    it launches the forwarding lcores (ports left out by -p are never started)."""
+    with telemetry.Client(app.socket) as c:
+        info = c.query('/fwd/info')
+        return info is not None and all(
+            c.query(f'/ethdev/info,{p}')['dev_started'] == 1 for p in info['ports'])
+
+
 def fwd(binary, prefix=None, nports=2, lcores='0,1', vdevs=None, eal_extra=(), app_args=(),
         **kw):
-    """dpdktel-fwd between nports net_null ports (or the given vdevs)."""
+    """dpdktel-fwd between nports net_null ports (or the given vdevs).
+
+    lcores is passed as -l, unless eal_extra holds its own --lcores."""
     prefix = prefix or unique_prefix('f')
     vdevs = vdevs or [f'net_null{i}' for i in range(nports)]
-    argv = ([binary, '-l', lcores] + EAL_COMMON + list(eal_extra) +
+    lcore_args = [] if any(str(a).startswith('--lcores') for a in eal_extra) else ['-l', lcores]
+    argv = ([binary] + lcore_args + EAL_COMMON + list(eal_extra) +
             [f'--vdev={v}' for v in vdevs] + [f'--file-prefix={prefix}', '--'] + list(app_args))
+    kw.setdefault('ready', fwd_ready)
     return DpdkApp(argv, prefix, name='dpdktel-fwd', keep_stdin=False, **kw)

@@ -76,3 +76,44 @@ def test_instance_gone_back_restarted(build_dir, source_dir):
         assert sum('is gone' in m for m in msgs) == 1
         assert sum('is back' in m for m in msgs) == 1
         assert not any(m.startswith('Link') for m in msgs), msgs
+
+
+def fwd_taps(fwd_bin, tag, app_args=()):
+    ifaces = [f'dt{tag}{os.getpid() % 10000}{i}' for i in range(2)]
+    app = dpdk.fwd(fwd_bin, vdevs=[f'net_tap{i},iface={n}' for i, n in enumerate(ifaces)],
+                   app_args=['--idle-sleep-us', '100'] + list(app_args))
+    return app, ifaces
+
+
+def test_forwarder_link_and_stall(build_dir, source_dir, fwd_bin):
+    # lcore 1 stops for 400 ms, 1.5 s after forwarding starts.
+    app, ifaces = fwd_taps(fwd_bin, 's', ['--fault', 'stall:1:1500:400'])
+    with app, Collectd(build_dir, source_dir, events_config(app.socket),
+                       ours=('dpdktel_events',)) as cd:
+        n = wait_note(cd, 'lcore 1 of tap stalled: no heartbeat for ')
+        assert n['severity'] == 'FAILURE'
+        assert n['plugin_instance'] == 'tap.lcore1' and n['type'] == 'lcore_state'
+        n = wait_note(cd, 'lcore 1 of tap recovered after ')
+        assert n['severity'] == 'OKAY'
+        wait_until(lambda: cd.getval('dpdktel_events-tap.lcore1/lcore_state') in
+                   ({'value': 1.0}, {'value': 2.0}), 5, 'lcore RUNNING or IDLE again')
+        stalls = cd.last('dpdktel_events-tap.lcore1/stalls')
+        assert stalls is None or stalls[1][0] >= 0
+        ip_link(ifaces[1], 'down')
+        n = wait_note(cd, 'Link down on tap port 1 (net_tap1)')
+        ip_link(ifaces[1], 'up')
+        wait_note(cd, 'Link up on tap port 1: ')
+        # The forwarder counts link changes itself: two, seen through /fwd/ports.
+        wait_until(lambda: cd.getval('dpdktel_events-tap.port1/link_changes') is not None, 5,
+                   'link_changes')
+        assert 'only its links are watched' not in cd.log()
+
+
+def test_forwarder_exit_fault(build_dir, source_dir, fwd_bin):
+    app, _ = fwd_taps(fwd_bin, 'x', ['--fault', 'exit:1:1000'])
+    with app, Collectd(build_dir, source_dir, events_config(app.socket),
+                       ours=('dpdktel_events',)) as cd:
+        n = wait_note(cd, 'lcore 1 of tap exited')
+        assert n['severity'] == 'FAILURE'
+        wait_until(lambda: cd.getval('dpdktel_events-tap.lcore1/lcore_state') == {'value': 4.0},
+                   5, 'lcore_state 4 (EXITED)')

@@ -131,3 +131,27 @@ def test_broken_config_refused_collectd_keeps_running(build_dir, source_dir):
         assert not any('dpdktel_stats' in i for i in cd.listval())
     finally:
         cd.cleanup()
+
+
+def test_forwarder_app_stats_and_restart(build_dir, source_dir, fwd_bin):
+    prefix = dpdk.unique_prefix('fs')
+    app = dpdk.fwd(fwd_bin, prefix=prefix, nports=2, app_args=['--idle-sleep-us', '50'])
+    with app, Collectd(build_dir, source_dir, stats_config(fwd=app.socket), interval=0.5) as cd:
+        cd.wait_value('dpdktel_stats-fwd.lcore1/lcore_packets', lambda r: r[1][0] > 0,
+                      what='lcore packets from /fwd/lcores')
+        cd.wait_value('dpdktel_stats-fwd.lcore1/percent-busy', what='busy percent')
+        cd.wait_value('dpdktel_stats-fwd.port0/if_tx_dropped', what='tx_dropped from /fwd/port')
+        up = cd.wait_value('dpdktel_stats-fwd/uptime', lambda r: r[1][0] > 0)
+        old = app.pid
+        app.kill9()
+        cd.wait_value('dpdktel_stats-fwd/up', lambda r: r[1] == [0], what='up 0')
+        app.start()
+        cd.wait_value('dpdktel_stats-fwd/up', lambda r: r[1] == [1], what='up 1 again')
+        cd.wait_value('dpdktel_stats-fwd/uptime', lambda r: r[1][0] < up[1][0] + 1,
+                      what='uptime of the new process')
+        notes = [n for n in cd.notifications() if n.get('plugin') == 'dpdktel_stats']
+        assert [n['message'] for n in notes] == [
+            f'DPDK application fwd restarted (pid {old} → {app.pid})']
+        rows = cd.csv('dpdktel_stats-fwd.port0/if_packets')
+        rates = [(b[1][0] - a[1][0]) / (b[0] - a[0]) for a, b in zip(rows, rows[1:])]
+        assert max(rates) < 1e9 and sum(r < 0 for r in rates) <= 1

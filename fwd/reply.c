@@ -112,9 +112,11 @@ fwd_format_idlist(const uint16_t *ids, unsigned int n, char *buf, size_t len)
 
 	if (len == 0 || n > FWD_MAX_PORTS)
 		return -E2BIG;
+	buf[0] = '\0';
+	if (n == 0)
+		return 0; /* an lcore without ports: ids may be NULL */
 	memcpy(sorted, ids, n * sizeof(ids[0]));
 	qsort(sorted, n, sizeof(sorted[0]), cmp_u16);
-	buf[0] = '\0';
 	while (i < n) {
 		unsigned int j = i;
 		int w;

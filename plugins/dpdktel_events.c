@@ -1066,14 +1066,17 @@ publish(struct ev_instance *ei)
 	sn->invalid = ei->t.invalid;
 	pv = realloc(sn->ports, (ei->nports + 1) * sizeof(*pv));
 	lv = realloc(sn->lcores, (ei->nlcores + 1) * sizeof(*lv));
+	/* ei->ports and ei->lcores are NULL until the first port or lcore is seen. */
 	if (pv != NULL) {
 		sn->ports = pv;
-		memcpy(pv, ei->ports, ei->nports * sizeof(*pv));
+		if (ei->nports > 0)
+			memcpy(pv, ei->ports, ei->nports * sizeof(*pv));
 		sn->nports = ei->nports;
 	}
 	if (lv != NULL) {
 		sn->lcores = lv;
-		memcpy(lv, ei->lcores, ei->nlcores * sizeof(*lv));
+		if (ei->nlcores > 0)
+			memcpy(lv, ei->lcores, ei->nlcores * sizeof(*lv));
 		sn->nlcores = ei->nlcores;
 	}
 	pthread_mutex_unlock(&ei->lock);

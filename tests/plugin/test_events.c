@@ -655,6 +655,25 @@ values_at_each_interval(void **state)
 	assert_true(fc_find_copy("edge1", "telemetry_requests", "sent", &v) && v.v[0].derive > 0);
 }
 
+/* Found by fuzzing (tests/fuzz/fuzz_config.c): an instance that never answers has no ports
+ * or lcores yet, and publishing its empty state once copied from a NULL pointer. */
+static void
+unreachable_instance_publishes_empty_state(void **state)
+{
+	struct fc_value v;
+	uint64_t deadline = ms_now() + 5000;
+
+	(void)state;
+	start_plugin("ReportInitialState false");
+	while (fc_logs_matching("is not running (no socket)") == 0 && ms_now() < deadline)
+		usleep(1000);
+	assert_int_equal(fc_logs_matching("is not running (no socket)"), 1);
+	assert_int_equal(fc_read_all(), 0);
+	assert_true(fc_find_copy("edge1", "up", NULL, &v));
+	assert_true(v.v[0].gauge == 0);
+	assert_false(fc_find_copy("edge1.port0", "link_status", NULL, &v));
+}
+
 static void
 bad_configurations_refused(void **state)
 {
@@ -715,6 +734,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(links_only_said_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(speed_change_warns, setup, teardown),
 		cmocka_unit_test_setup_teardown(values_at_each_interval, setup, teardown),
+		cmocka_unit_test_setup_teardown(unreachable_instance_publishes_empty_state, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(bad_configurations_refused, setup, teardown),
 	};
 

@@ -70,7 +70,7 @@ greeting_pid(const char *path)
 
 	if (strlen(path) >= sizeof(sun.sun_path))
 		return -1;
-	strcpy(sun.sun_path, path);
+	memcpy(sun.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;

@@ -161,7 +161,7 @@ split_fields(const char *s, char *buf, size_t buflen, char **fields, int max)
 
 	if (strlen(s) >= buflen)
 		return -1;
-	strcpy(buf, s);
+	memcpy(buf, s, strlen(s) + 1);
 	f = buf;
 	for (;;) {
 		char *colon = strchr(f, ':');

@@ -1183,7 +1183,7 @@ instance_start(const char *name, const char *path, const struct events_opts *o, 
 	if (dtp_target_init(&ei->t, PLUGIN, name, path, (int)(o->timeout * 1000 + 0.5)) < 0)
 		goto fail;
 	pthread_mutex_lock(&instances_lock);
-	v = realloc(instances, (ninstances + 1) * sizeof(*v));
+	v = realloc(instances, (ninstances + 1) * sizeof(struct ev_instance *));
 	if (v != NULL) {
 		instances = v;
 		instances[ninstances++] = ei;
@@ -1278,9 +1278,9 @@ events_read(user_data_t *ud)
 	/* Instances are freed only at shutdown: a copy of the list is enough. */
 	pthread_mutex_lock(&instances_lock);
 	n = ninstances;
-	list = n ? malloc(n * sizeof(*list)) : NULL;
+	list = n ? malloc(n * sizeof(struct ev_instance *)) : NULL;
 	if (list != NULL)
-		memcpy(list, instances, n * sizeof(*list));
+		memcpy(list, instances, n * sizeof(struct ev_instance *));
 	pthread_mutex_unlock(&instances_lock);
 	for (size_t i = 0; list != NULL && i < n; i++)
 		dispatch_snapshot(list[i]);

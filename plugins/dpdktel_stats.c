@@ -519,7 +519,8 @@ load_mempools(struct stats_instance *si)
 	if (dtel_parse_dict(&r, "/mempool/list", &list) == 0) {
 		for (size_t i = 0; i < list.n && si->nmempools < 16; i++)
 			if (list.v[i].type == DTEL_VALUE_STRING)
-				strcpy(si->mempool_names[si->nmempools++], list.v[i].str);
+				snprintf(si->mempool_names[si->nmempools++], DTEL_STRING_MAX, "%s",
+					list.v[i].str);
 		dtel_dict_clear(&list);
 	}
 	dtel_reply_release(&r);
@@ -576,36 +577,45 @@ probe_caps(struct stats_instance *si)
 		load_mempools(si);
 }
 
+static bool
+read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	bool ok;
+
+	if (f == NULL)
+		return false;
+	ok = fgets(buf, (int)size, f) != NULL;
+	fclose(f);
+	return ok;
+}
+
 /* Seconds since process pid started, from /proc; -1 when it cannot be told. */
 static double
 proc_uptime(long pid)
 {
-	char path[64], buf[1024], *p;
+	char path[64], buf[1024], *p, *end;
 	unsigned long long start;
 	double up;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	f = fopen(path, "r");
-	if (f == NULL)
+	if (!read_line(path, buf, sizeof(buf)))
 		return -1;
-	p = fgets(buf, sizeof(buf), f);
-	fclose(f);
-	/* Field 22 (starttime, in clock ticks), counted after the ")" that ends comm. */
-	p = p ? strrchr(buf, ')') : NULL;
-	if (p == NULL ||
-		sscanf(p + 2,
-			"%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d "
-			"%*d %*d %*d %*d %*d %llu",
-			&start) != 1)
+	/* Field 22 is starttime (clock ticks); comm (field 2) may hold spaces, so count the
+	 * fields from the ")" that ends it: starttime is the 20th after it. */
+	p = strrchr(buf, ')');
+	for (int field = 0; p != NULL && field < 20; field++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL)
 		return -1;
-	f = fopen("/proc/uptime", "r");
-	if (f == NULL)
+	errno = 0;
+	start = strtoull(p + 1, &end, 10);
+	if (errno != 0 || end == p + 1 || !read_line("/proc/uptime", buf, sizeof(buf)))
 		return -1;
-	if (fscanf(f, "%lf", &up) != 1)
-		up = -1;
-	fclose(f);
-	return up < 0 ? -1 : up - (double)start / (double)sysconf(_SC_CLK_TCK);
+	up = strtod(buf, &end);
+	if (end == buf)
+		return -1;
+	return up - (double)start / (double)sysconf(_SC_CLK_TCK);
 }
 
 static void
@@ -762,7 +772,7 @@ instance_start(const char *name, const char *path, const struct stats_opts *o, b
 	si->o = o;
 	si->discovered = discovered;
 	pthread_mutex_lock(&instances_lock);
-	v = realloc(instances, (ninstances + 1) * sizeof(*v));
+	v = realloc(instances, (ninstances + 1) * sizeof(struct stats_instance *));
 	if (v != NULL) {
 		instances = v;
 		instances[ninstances++] = si;

@@ -53,7 +53,7 @@ extern "C" {
 /** Size of a socket path buffer, terminating NUL included (sizeof sun_path). */
 #define DTEL_PATH_MAX 108
 /** Greetings announcing a larger max_output_len than this are refused (-EPROTO). */
-#define DTEL_MAX_OUTPUT_LEN_LIMIT (1024 * 1024)
+#define DTEL_MAX_OUTPUT_LEN_LIMIT (1024L * 1024)
 /** Longest string DPDK 22.11 puts in a reply (dict keys and values), NUL included. */
 #define DTEL_STRING_MAX 128
 /** Entries of a dict / array at which DPDK stops adding (the rest is dropped silently). */

@@ -15,9 +15,9 @@ enum col_kind { COL_U64, COL_INT, COL_STRING, COL_STATE, COL_LINK, COL_DUPLEX };
 
 struct column {
 	const char *name;
-	enum col_kind kind;
 	size_t offset; /* in the entry struct */
 	size_t size; /* of the field (strings, ints) */
+	enum col_kind kind;
 	bool required;
 };
 
@@ -32,14 +32,15 @@ struct columnar {
 	int cur; /* column being read, or -1 */
 };
 
-#define FIELD(type, f, k, req)                                        \
-	{                                                             \
-#f, k, offsetof(type, f), sizeof(((type *)0)->f), req \
+#define FIELD(type, f, k, req)                                                           \
+	{                                                                                \
+		.name = #f, .offset = offsetof(type, f), .size = sizeof(((type *)0)->f), \
+		.kind = (k), .required = (req)                                           \
 	}
 
 static const struct column lcore_cols[] = {
 	FIELD(struct dtel_fwd_lcore, lcore_id, COL_INT, true),
-	{"state_code", COL_STATE, offsetof(struct dtel_fwd_lcore, state), 0, true},
+	{"state_code", offsetof(struct dtel_fwd_lcore, state), 0, COL_STATE, true},
 	FIELD(struct dtel_fwd_lcore, heartbeat, COL_U64, true),
 	FIELD(struct dtel_fwd_lcore, heartbeat_age_us, COL_U64, true),
 	FIELD(struct dtel_fwd_lcore, stalls, COL_U64, true),
@@ -52,10 +53,10 @@ static const struct column lcore_cols[] = {
 };
 
 static const struct column port_cols[] = {
-	{"port_id", COL_INT, offsetof(struct dtel_fwd_port, port_id), sizeof(uint16_t), true},
-	{"link_status", COL_LINK, offsetof(struct dtel_fwd_port, up), 0, true},
-	{"link_speed", COL_U64, offsetof(struct dtel_fwd_port, speed_mbps), 8, false},
-	{"link_duplex", COL_DUPLEX, offsetof(struct dtel_fwd_port, duplex), 0, false},
+	{"port_id", offsetof(struct dtel_fwd_port, port_id), sizeof(uint16_t), COL_INT, true},
+	{"link_status", offsetof(struct dtel_fwd_port, up), 0, COL_LINK, true},
+	{"link_speed", offsetof(struct dtel_fwd_port, speed_mbps), 8, COL_U64, false},
+	{"link_duplex", offsetof(struct dtel_fwd_port, duplex), 0, COL_DUPLEX, false},
 	FIELD(struct dtel_fwd_port, link_changes, COL_U64, true),
 	FIELD(struct dtel_fwd_port, last_change_age_ms, COL_U64, false),
 };
@@ -69,7 +70,7 @@ entry_at(struct columnar *c, size_t i)
 
 		while (cap <= i)
 			cap *= 2;
-		if (cap > DTEL_ARRAY_MAX_ENTRIES * 2)
+		if (cap > (size_t)DTEL_ARRAY_MAX_ENTRIES * 2)
 			return NULL;
 		nv = realloc(c->v, cap * c->entry_size);
 		if (nv == NULL)

@@ -623,7 +623,7 @@ eal_options(struct params_ctx *c, struct dtel_eal_params *p)
 {
 	const char *val, *slash;
 
-	strcpy(p->file_prefix, DTEL_DEFAULT_PREFIX);
+	snprintf(p->file_prefix, sizeof(p->file_prefix), "%s", DTEL_DEFAULT_PREFIX);
 	if (c->n > 0) {
 		slash = strrchr(c->argv[0], '/');
 		copy_str(p->app, sizeof(p->app), slash ? slash + 1 : c->argv[0], &p->flags);

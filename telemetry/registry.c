@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,7 +51,7 @@ shared_new(const char *path)
 
 	if (sh == NULL)
 		return NULL;
-	strcpy(sh->path, path);
+	snprintf(sh->path, sizeof(sh->path), "%s", path); /* checked < DTEL_PATH_MAX */
 	pthread_mutex_init(&sh->req_lock, NULL);
 	pthread_mutex_init(&sh->state_lock, NULL);
 	return sh;

@@ -141,7 +141,7 @@ check_path(const char *path)
 static int
 open_socket(const char *path, uint64_t deadline_ns, int *ret_fd)
 {
-	int fd, ret;
+	int fd = -1, ret;
 
 	ret = check_path(path);
 	if (ret < 0)
@@ -161,7 +161,7 @@ open_socket(const char *path, uint64_t deadline_ns, int *ret_fd)
 int
 dtel_probe(const char *path)
 {
-	int fd, ret;
+	int fd = -1, ret;
 
 	/* A Unix connect() does not wait for the server: 50 ms only bounds a full backlog. */
 	ret = open_socket(path, dtel__now_ns() + 50 * 1000000ull, &fd);
@@ -247,7 +247,7 @@ fail:
 int
 dtel__session_open_until(const char *path, uint64_t deadline_ns, struct dtel_session **ret)
 {
-	int fd, r;
+	int fd = -1, r;
 
 	r = open_socket(path, deadline_ns, &fd);
 	if (r < 0)
@@ -299,7 +299,7 @@ drop_connection(struct dtel_session *s)
 static int
 set_io_timeout(struct dtel_session *s, int ms)
 {
-	struct timeval tv = {.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000};
+	struct timeval tv = {.tv_sec = ms / 1000, .tv_usec = (suseconds_t)(ms % 1000) * 1000};
 
 	if (ms == s->io_timeout_ms)
 		return 0;

@@ -146,7 +146,7 @@ parse_option_value(const oconfig_item_t *ci, const struct dtp_option *o, void *f
 			return -EINVAL;
 		if (strlen(ci->values[0].value.string) >= o->size)
 			return -ERANGE;
-		strcpy(field, ci->values[0].value.string);
+		memcpy(field, ci->values[0].value.string, strlen(ci->values[0].value.string) + 1);
 		return 0;
 	case DTP_OPT_PORTS:
 		return parse_ports(ci, field);
@@ -227,7 +227,7 @@ instance_string(struct dtp_conf *c, const oconfig_item_t *ci, const char *where,
 			describe(ci, vals, sizeof(vals)), expect);
 		return;
 	}
-	strcpy(dst, ci->values[0].value.string);
+	memcpy(dst, ci->values[0].value.string, strlen(ci->values[0].value.string) + 1);
 }
 
 /* Instance names go into plugin_instance: keep them to what every writer accepts. */
@@ -279,7 +279,7 @@ instance_block(struct dtp_conf *c, const oconfig_item_t *ci)
 		conf_error(c, "", "out of memory");
 		return;
 	}
-	strcpy(inst->name, ci->values[0].value.string);
+	snprintf(inst->name, sizeof(inst->name), "%s", ci->values[0].value.string);
 	snprintf(where, sizeof(where), "<Instance \"%s\">: ", inst->name);
 	for (int i = 0; i < ci->children_num; i++) {
 		const oconfig_item_t *o = &ci->children[i];
@@ -448,8 +448,12 @@ free_globs(const struct dtp_conf *c, void *opts, const void *borrowed_from)
 		if (o->type != DTP_OPT_GLOBS)
 			continue;
 		g = (struct dtp_globs *)((char *)opts + o->offset);
-		if (borrowed_from != NULL &&
-			memcmp(g, (const char *)borrowed_from + o->offset, sizeof(*g)) == 0)
+		/* Borrowed from the global list: same patterns, owned there. */
+		if (borrowed_from != NULL && g->n > 0 &&
+			g->v[0] ==
+				((const struct dtp_globs *)((const char *)borrowed_from +
+					 o->offset))
+					->v[0])
 			continue;
 		for (unsigned int k = 0; k < g->n; k++)
 			free(g->v[k]);

@@ -51,7 +51,7 @@ look(const struct cli_opts *o, struct instance *in)
 	in->g = *dtel_session_greeting(s);
 	if (dtel_query(s, "/eal/params", o->timeout_ms, &r) == 0) {
 		if (dtel_parse_eal_params(&r, &p) == 0)
-			strcpy(in->app, p.app);
+			snprintf(in->app, sizeof(in->app), "%s", p.app);
 		dtel_reply_release(&r);
 	}
 	dtel_session_close(s);

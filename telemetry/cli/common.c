@@ -56,9 +56,6 @@ cli_fail(const struct cli_opts *o, const char *path, int err)
 			"--telemetry-group)",
 			path);
 		break;
-	case -ECONNRESET:
-		cli_err("%s: %s", path, dtel_strerror(err));
-		break;
 	default:
 		cli_err("%s: %s", path, dtel_strerror(err));
 		break;
@@ -93,7 +90,7 @@ only_live(const struct cli_opts *o, char *path)
 				names + len, sizeof(names) - len, ":%u", list[i].index);
 	}
 	if (live == 1)
-		strcpy(path, list[found].path);
+		snprintf(path, DTEL_PATH_MAX, "%s", list[found].path);
 	dtel_discover_free(list);
 	if (live == 1)
 		return 0;
@@ -119,7 +116,7 @@ cli_resolve_socket(const struct cli_opts *o, char *path)
 				o->socket);
 			return EXIT_USAGE;
 		}
-		strcpy(path, o->socket);
+		snprintf(path, DTEL_PATH_MAX, "%s", o->socket);
 		return 0;
 	}
 	n = dtel_socket_path(o->runtime_dir, o->prefix, o->index, path, DTEL_PATH_MAX);

@@ -734,8 +734,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(links_only_said_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(speed_change_warns, setup, teardown),
 		cmocka_unit_test_setup_teardown(values_at_each_interval, setup, teardown),
-		cmocka_unit_test_setup_teardown(unreachable_instance_publishes_empty_state, setup,
-			teardown),
+		cmocka_unit_test_setup_teardown(
+			unreachable_instance_publishes_empty_state, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_configurations_refused, setup, teardown),
 	};
 

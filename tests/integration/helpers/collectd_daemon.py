@@ -93,17 +93,19 @@ class Collectd:
                                      stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
                                      start_new_session=True)
 
-        def ready():
+        def ready_or_exited():
+            # wait_until retries on exceptions, so an exit is a result, not an exception.
             if self.proc.poll() is not None:
-                raise RuntimeError(f'collectd exited with {self.proc.returncode}:\n{self.log()}')
+                return 'exited'
             if self.socket:
                 with socket.socket(socket.AF_UNIX) as s:
                     s.connect(self.socket)
             if http_port:
                 urllib.request.urlopen(f'http://127.0.0.1:{http_port}/metrics', timeout=2).read()
-            return True
+            return 'ready'
 
-        wait_until(ready, timeout, 'collectd ready')
+        if wait_until(ready_or_exited, timeout, 'collectd ready') == 'exited':
+            raise RuntimeError(f'collectd exited with {self.proc.returncode}:\n{self.log()}')
         return self
 
     def putval(self, identifier, values, interval=None):

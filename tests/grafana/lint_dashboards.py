@@ -8,8 +8,8 @@ checked against docs/metrics.md. Each problem is one line `file: where: [check] 
 the exit status is 1 when there is any.
 
     lint_dashboards.py --metrics docs/metrics.md --rules grafana/prometheus/dpdktel.rules.yml \
-        [--provisioning grafana/provisioning --prometheus-config grafana/prometheus/prometheus.yml] \
-        grafana/dashboards/*.json
+        [--provisioning grafana/provisioning \
+         --prometheus-config grafana/prometheus/prometheus.yml] grafana/dashboards/*.json
 """
 import argparse
 import json

@@ -5,7 +5,6 @@ time; check_alerts.py on copies of the real rules, docs and tests, broken likewi
 case asserts the exact set of checks that fire, so a check that never fires, or one that
 fires for the wrong reason, fails here.
 """
-import copy
 import json
 import os
 import shutil

@@ -1,0 +1,178 @@
+"""Debian's Prometheus for tests: on 127.0.0.1 with a free port, a temporary TSDB, our rules.
+
+The scrape job is the `dpdktel` job of grafana/prometheus/prometheus.yml itself (relabelling,
+honor_labels, honor_timestamps); only its targets and intervals are replaced, so a test
+checks what users paste. Intervals default to 1 s so rules fire within seconds of their
+`for:`. The process is ended by PID and its directory removed.
+
+    with Prometheus(['127.0.0.1:9103']) as prom:
+        prom.wait_for_target()
+        prom.query('collectd_dpdktel_events_link_status == 0')
+        prom.alerts()
+"""
+import copy
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+import yaml
+
+from .collectd_daemon import free_port
+from .wait import wait_until
+
+SOURCE = os.environ.get('DTEL_SOURCE_DIR',
+                        os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../..'))
+PROM_DIR = os.path.join(os.path.abspath(SOURCE), 'grafana', 'prometheus')
+CONFIG = os.path.join(PROM_DIR, 'prometheus.yml')
+RULES = os.path.join(PROM_DIR, 'dpdktel.rules.yml')
+JOB = 'dpdktel'
+
+
+def scrape_job(targets, scrape_interval='1s', config=CONFIG):
+    """The dpdktel job of prometheus.yml, scraping `targets` ('host:port')."""
+    with open(config) as f:
+        doc = yaml.safe_load(f)
+    job = copy.deepcopy(next(j for j in doc['scrape_configs'] if j['job_name'] == JOB))
+    job['static_configs'] = [{'targets': list(targets)}]
+    job['scrape_interval'] = scrape_interval
+    job['scrape_timeout'] = scrape_interval  # may not exceed the interval
+    return job
+
+
+def make_config(targets, scrape_interval='1s', evaluation_interval='1s', rule_files=(RULES,)):
+    return {
+        'global': {'scrape_interval': scrape_interval,
+                   'evaluation_interval': evaluation_interval},
+        'rule_files': [os.path.abspath(r) for r in rule_files],
+        'scrape_configs': [scrape_job(targets, scrape_interval)],
+    }
+
+
+class PrometheusError(AssertionError):
+    pass
+
+
+class Prometheus:
+    def __init__(self, targets, scrape_interval='1s', evaluation_interval='1s',
+                 rule_files=(RULES,), binary='prometheus'):
+        self.dir = tempfile.mkdtemp(prefix='dtel-prometheus-')
+        self.config_path = os.path.join(self.dir, 'prometheus.yml')
+        with open(self.config_path, 'w') as f:
+            yaml.safe_dump(make_config(targets, scrape_interval, evaluation_interval,
+                                       rule_files), f, sort_keys=False)
+        self.log_path = os.path.join(self.dir, 'prometheus.log')
+        self.binary = binary
+        self.proc = None
+        self.port = None
+
+    @property
+    def url(self):
+        return f'http://127.0.0.1:{self.port}'
+
+    def log(self):
+        try:
+            with open(self.log_path, errors='replace') as f:
+                return f.read()
+        except FileNotFoundError:
+            return ''
+
+    def start(self, timeout=30, attempts=3):
+        """Start and wait until /-/ready. A port taken between choosing and binding it
+        makes Prometheus exit: try another one."""
+        for attempt in range(attempts):
+            self.port = free_port()
+            with open(self.log_path, 'w') as log:
+                self.proc = subprocess.Popen(
+                    [self.binary, f'--config.file={self.config_path}',
+                     f'--storage.tsdb.path={os.path.join(self.dir, "data")}',
+                     f'--web.listen-address=127.0.0.1:{self.port}', '--log.level=warn'],
+                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            state = wait_until(self._ready_or_exited, timeout, f'prometheus ready on {self.url}')
+            if state == 'ready':
+                return self
+            if 'address already in use' not in self.log() or attempt == attempts - 1:
+                raise RuntimeError(f'prometheus exited with {self.proc.returncode}:\n{self.log()}')
+        return self
+
+    def _ready_or_exited(self):
+        # wait_until retries on exceptions, so an exit is a result, not an exception.
+        if self.proc.poll() is not None:
+            return 'exited'
+        with urllib.request.urlopen(self.url + '/-/ready', timeout=2) as r:
+            return 'ready' if r.status == 200 else None
+
+    def api(self, path, **params):
+        """GET /api/v1/<path>; the `data` of a successful reply."""
+        query = urllib.parse.urlencode(params, doseq=True)
+        with urllib.request.urlopen(f'{self.url}/api/v1/{path}?{query}', timeout=10) as r:
+            reply = json.load(r)
+        if reply.get('status') != 'success':
+            raise PrometheusError(f'{path} {params}: {reply}')
+        return reply['data']
+
+    def query(self, expr, at=None):
+        """Instant query: the list of {metric, value}."""
+        params = {'query': expr}
+        if at is not None:
+            params['time'] = at
+        return self.api('query', **params)['result']
+
+    def query_range(self, expr, start, end=None, step=1):
+        """Range query: the list of {metric, values}."""
+        return self.api('query_range', query=expr, start=start, end=end or time.time(),
+                        step=step)['result']
+
+    def series(self, match, start=None, end=None):
+        params = {'match[]': match}
+        if start is not None:
+            params.update(start=start, end=end or time.time())
+        return self.api('series', **params)
+
+    def label_values(self, label, match, start=None, end=None):
+        """What Grafana's label_values(match, label) lists."""
+        return sorted({s[label] for s in self.series(match, start, end) if label in s})
+
+    def alerts(self):
+        """Active alerts (pending and firing): [{labels, annotations, state, ...}]."""
+        return self.api('alerts')['alerts']
+
+    def firing(self, alertname=None):
+        return [a for a in self.alerts() if a['state'] == 'firing' and
+                (alertname is None or a['labels']['alertname'] == alertname)]
+
+    def wait_for_target(self, timeout=30):
+        """Until the scrape job's every target is up."""
+        def up():
+            ts = self.api('targets')['activeTargets']
+            return ts and all(t['health'] == 'up' for t in ts)
+        return wait_until(up, timeout, f'{JOB} targets up in {self.url}/targets')
+
+    def running(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, timeout=15):
+        """End Prometheus by PID (SIGTERM, then SIGKILL) and remove its directory."""
+        if self.running():
+            os.kill(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                os.kill(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self):
+        try:
+            return self.start()
+        except BaseException:
+            self.stop()  # __exit__ does not run when __enter__ raises
+            raise
+
+    def __exit__(self, *exc):
+        self.stop()

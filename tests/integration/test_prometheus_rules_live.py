@@ -1,0 +1,307 @@
+"""The monitoring chain, live, with collectdctl standing in for the plugins.
+
+Real collectd (unixsock + write_prometheus on a free loopback port) is fed every identifier
+of docs/metrics.md with `collectdctl putval`, as dpdktel_stats and dpdktel_events will
+dispatch them; real Prometheus 2.42 scrapes it with the dpdktel job of
+grafana/prometheus/prometheus.yml and evaluates dpdktel.rules.yml every second. This proves
+on the real write_prometheus -> Prometheus path: the metric names of docs/metrics.md, the
+relabelling into dpdk_instance/port/lcore (with an instance name that contains a dot),
+DpdkLinkDown and DpdkLcoreStalled firing for the right port and lcore only and clearing,
+and every dashboard query returning data. When the plugins land, the end-to-end test
+replaces the feeder with them.
+"""
+import json
+import os
+import re
+import sys
+import threading
+import time
+
+import pytest
+
+from helpers.collectd_daemon import Collectd, free_port
+from helpers.prom import Prometheus
+from helpers.wait import wait_until
+
+SOURCE = os.path.abspath(os.environ.get('DTEL_SOURCE_DIR',
+                                        os.path.join(os.path.dirname(__file__), '../..')))
+sys.path.insert(0, os.path.join(SOURCE, 'tests', 'grafana'))
+import metricsdoc  # noqa: E402
+import promql  # noqa: E402
+
+HOST = 'hostA'
+INSTANCE = 'lab.edge1'  # a dot: the relabel regexes must anchor the .portN suffix
+PORTS = (0, 1)
+LCORES = (1, 2)
+DOWN_PORT, STALLED_LCORE = 1, 2
+DASHBOARDS = [os.path.join(SOURCE, 'grafana', 'dashboards', f'dpdktel-{n}.json')
+              for n in ('overview', 'port', 'lcores')]
+# Sample type instances for the table cells of docs/metrics.md that are not literal.
+TYPE_INSTANCE_SAMPLES = {'q<Q>': ['q0', 'q1'], 'heap<ID>': ['heap0'],
+                         'the xstat name': ['rx_good_packets', 'rx_q0_errors'],
+                         'the pool name': ['mb_pool_0']}
+# Counters that stay flat, so that only the alerts under test fire.
+FLAT_COUNTERS = {'if_errors', 'if_rx_dropped', 'if_tx_dropped', 'queue_errors', 'restarts',
+                 'reconnects'}
+
+
+class Feeder:
+    """Putvals every identifier of docs/metrics.md once a second from a thread.
+
+    State the test changes: which ports are down, which lcores stalled. Counters advance
+    with time; link_changes and stalls count the changes the test makes.
+    """
+
+    def __init__(self, collectd, rows):
+        self.c = collectd
+        self.rows = rows
+        self.lock = threading.Lock()
+        self.down, self.stalled = set(), set()
+        self.link_changes = {p: 0 for p in PORTS}
+        self.stalls = {lc: 0 for lc in LCORES}
+        self.t0 = time.time()
+        self.rounds = 0
+        self.error = None
+        self.stop_event = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def set_link(self, port, up):
+        with self.lock:
+            if up == (port in self.down):
+                self.link_changes[port] += 1
+            (self.down.discard if up else self.down.add)(port)
+
+    def set_stalled(self, lcore, stalled):
+        with self.lock:
+            if stalled and lcore not in self.stalled:
+                self.stalls[lcore] += 1
+            (self.stalled.add if stalled else self.stalled.discard)(lcore)
+
+    def _value(self, row, ds, entity):
+        t = time.time() - self.t0
+        if row.kind == 'DERIVE':
+            if row.type in FLAT_COUNTERS:
+                return 0
+            if row.type == 'link_changes':
+                return self.link_changes[entity]
+            if row.type == 'stalls':
+                return self.stalls[entity]
+            rate = {'if_octets': 1_250_000, 'queue_octets': 625_000, 'lcore_cycles':
+                    2_000_000_000 if ds == 'total' else 800_000_000}.get(row.type, 1000)
+            return int(rate * t)
+        gauges = {
+            'link_status': 0 if entity in self.down else 1,
+            'link_speed': 0 if entity in self.down else 10000,
+            'lcore_state': 3 if entity in self.stalled else 1,
+            'heartbeat_age': 0.5 if entity in self.stalled else 0.001,
+            'link_flapping': 0, 'up': 1, 'uptime': int(t) + 100, 'port_mtu': 1500,
+            'port_queues': 2, 'percent': 42, 'duration': 0.002,
+        }
+        return gauges.get(row.type, 1000)
+
+    def value_lists(self):
+        with self.lock:
+            for row in self.rows:
+                entities = {'port': PORTS, 'lcore': LCORES, 'instance': [None]}[row.scope]
+                tis = []
+                for ti in row.type_instances or ['']:
+                    tis += TYPE_INSTANCE_SAMPLES.get(ti, [ti])
+                for e in entities:
+                    pi = INSTANCE if e is None else f'{INSTANCE}.{row.scope}{e}'
+                    for ti in tis:
+                        ident = f'{HOST}/{row.plugin}-{pi}/{row.type}' + (f'-{ti}' if ti else '')
+                        vals = ':'.join(str(self._value(row, ds, e)) for ds in row.data_sources)
+                        yield ident, f'N:{vals}'
+
+    def _run(self):
+        while not self.stop_event.is_set():
+            start = time.monotonic()
+            try:
+                self.c.putvals(list(self.value_lists()), interval=1)
+                self.rounds += 1
+            except Exception as e:  # reported by check(), not lost in the thread
+                self.error = e
+                return
+            self.stop_event.wait(max(0, 1 - (time.monotonic() - start)))
+
+    def check(self):
+        if self.error:
+            raise self.error
+
+    def start(self):
+        self.thread.start()
+        wait_until(lambda: self.check() or self.rounds >= 1, 20, 'first feeder round')
+
+    def stop(self):
+        self.stop_event.set()
+        self.thread.join(10)
+
+
+@pytest.fixture(scope='module')
+def rows():
+    rs = metricsdoc.parse(os.path.join(SOURCE, 'docs', 'metrics.md'))
+    for r in rs:
+        for ti in r.type_instances:
+            assert re.fullmatch(r'\w+', ti) or ti in TYPE_INSTANCE_SAMPLES, (
+                f'docs/metrics.md line {r.line}: add a sample for type instance {ti!r}')
+    return rs
+
+
+@pytest.fixture(scope='module')
+def chain(rows):
+    wp_port = free_port()
+    body = f'LoadPlugin write_prometheus\n<Plugin write_prometheus>\n  Host "127.0.0.1"\n' \
+           f'  Port "{wp_port}"\n</Plugin>\n'
+    # Timeout 5: a feeder round late by a few seconds on a loaded machine must not make
+    # values vanish (and DpdkTelemetryStale go pending).
+    collectd = Collectd(body, plugins=['unixsock', 'write_prometheus'], timeout=5,
+                        types_db=[os.path.join(SOURCE, 'plugins', 'dpdktel.types.db')],
+                        hostname=HOST)
+    feeder = prom = None
+    try:
+        collectd.start(http_port=wp_port)
+        feeder = Feeder(collectd, rows)
+        feeder.start()
+        prom = Prometheus([f'127.0.0.1:{wp_port}']).start()
+        prom.wait_for_target()
+        yield collectd, feeder, prom
+    finally:
+        if feeder:
+            feeder.stop()
+        if prom:
+            prom.stop()
+        collectd.stop()
+
+
+def series_labels(prom, metric):
+    return [s['metric'] for s in prom.query(metric)]
+
+
+def test_every_documented_metric_arrives_relabelled(chain, rows):
+    collectd, feeder, prom = chain
+    names = sorted({n for r in rows for n in r.metric_names()})
+    wait_until(lambda: feeder.check() or all(prom.query(n) for n in names), 30,
+               'every docs/metrics.md metric in Prometheus')
+    base = {'instance': HOST, 'dpdk_instance': INSTANCE, 'job': 'dpdktel'}
+    for r in rows:
+        for name in r.metric_names():
+            for labels in series_labels(prom, name):
+                labels = dict(labels)
+                assert labels.pop('__name__') == name
+                assert not {'dpdktel_stats', 'dpdktel_events', '__dpdktel_pi'} & set(labels), \
+                    labels
+                extra = {k: labels.pop(k) for k in ('port', 'lcore', 'type') if k in labels}
+                assert labels == base, (name, labels)
+                # port only on port values, lcore only on lcore values, with their ids.
+                ids = {'port': {str(p) for p in PORTS}, 'lcore': {str(lc) for lc in LCORES}}
+                for scope in ('port', 'lcore'):
+                    if r.scope == scope:
+                        assert extra.get(scope) in ids[scope], (name, extra)
+                    else:
+                        assert scope not in extra, (name, extra)
+                if r.type_instances:
+                    assert 'type' in extra, (name, extra)
+
+
+def only(alerts, name):
+    return [a for a in alerts if a['labels']['alertname'] == name]
+
+
+def grafana_value(value, multi):
+    """A variable's value as Grafana puts it into a Prometheus query: multi-value and
+    include-all variables are regex-escaped (twice, for the PromQL string)."""
+    return re.sub(r'([\\^$*+?.()|{}\[\]])', r'\\\\\1', value) if multi else value
+
+
+def dashboard_queries(values):
+    """Every (where, expr, instant) of the dashboards, and their variable queries, with
+    the variables filled in as Grafana would."""
+    queries, var_queries = [], []
+    for path in DASHBOARDS:
+        with open(path) as f:
+            d = json.load(f)
+        name = os.path.basename(path)
+        vs = {v['name']: (v.get('multi') or v.get('includeAll')) for v in
+              d['templating']['list'] if v['type'] == 'query'}
+        subst = dict(values['grafana'])
+        subst.update({k: grafana_value(values[k], multi) for k, multi in vs.items()})
+        for v in d['templating']['list']:
+            if v['type'] == 'query':
+                m = re.fullmatch(r'label_values\((.*), (\w+)\)', v['query'])
+                var_queries.append((f'{name} variable {v["name"]}',
+                                    promql.substitute(m.group(1), subst), m.group(2),
+                                    values[v['name']]))
+        panels = [p for top in d['panels'] for p in [top] + top.get('panels', [])]
+        for p in panels:
+            for t in p.get('targets', []):
+                queries.append((f'{name} panel {p["title"]!r} {t["refId"]}',
+                                promql.substitute(t['expr'], subst), t.get('instant', False)))
+        for a in d['annotations']['list']:
+            if 'expr' in a:
+                queries.append((f'{name} annotation {a["name"]!r}',
+                                promql.substitute(a['expr'], subst), False))
+    return queries, var_queries
+
+
+def test_link_down_and_stall_fire_for_their_port_and_lcore_then_clear(chain):
+    collectd, feeder, prom = chain
+    # Traffic on every port first, so the utilisation of the port going down has a past.
+    wait_until(lambda: feeder.check() or len(prom.query(
+        'dpdktel:port_rx_utilisation:ratio_rate1m')) == len(PORTS), 30, 'utilisation recorded')
+    t_down = time.time()
+    feeder.set_link(DOWN_PORT, up=False)
+    feeder.set_stalled(STALLED_LCORE, True)
+
+    # for: 20s, evaluated every second.
+    def firing_both():
+        feeder.check()
+        fs = prom.firing()
+        return only(fs, 'DpdkLinkDown') and only(fs, 'DpdkLcoreStalled') and fs
+    firing = wait_until(firing_both, 60, 'DpdkLinkDown and DpdkLcoreStalled firing')
+    fired_after = time.time() - t_down
+    assert fired_after >= 20, f'fired after {fired_after:.1f}s, before its for: 20s'
+    base = {'severity': 'critical', 'job': 'dpdktel', 'instance': HOST,
+            'dpdk_instance': INSTANCE}
+    link = only(firing, 'DpdkLinkDown')
+    assert [a['labels'] for a in link] == [dict(base, alertname='DpdkLinkDown',
+                                                port=str(DOWN_PORT))]
+    assert link[0]['annotations']['summary'] == \
+        f'Link down on port {DOWN_PORT} of {INSTANCE} on {HOST}'
+    assert link[0]['annotations']['runbook_url'] == 'docs/alerts.md#dpdklinkdown'
+    stall = only(firing, 'DpdkLcoreStalled')
+    assert [a['labels'] for a in stall] == [dict(base, alertname='DpdkLcoreStalled',
+                                                 lcore=str(STALLED_LCORE))]
+    # Nothing else, not even pending: no stale data, no drops, no flap, no restart.
+    assert sorted(a['labels']['alertname'] for a in prom.alerts()) == \
+        ['DpdkLcoreStalled', 'DpdkLinkDown'], prom.alerts()
+
+    # While it fires, every dashboard query has data: range queries over the run (as a
+    # panel or an annotation shows them), instant ones now.
+    values = {'instance': HOST, 'dpdk_instance': INSTANCE, 'port': str(DOWN_PORT),
+              'lcore': str(STALLED_LCORE),
+              'grafana': {'__rate_interval': '4s', '__interval': '1s',
+                          '__range': f'{int(time.time() - feeder.t0) + 1}s'}}
+    queries, var_queries = dashboard_queries(values)
+    assert len(queries) > 40
+    empty = queries
+
+    def all_have_data():
+        # The alert queries' last range step can be just before the first firing sample:
+        # ask again (only those still empty) until each has data or the deadline passes.
+        nonlocal empty
+        empty = [(where, expr, instant) for where, expr, instant in empty
+                 if not (prom.query(expr) if instant else prom.query_range(expr, feeder.t0))]
+        return not empty
+    try:
+        wait_until(all_have_data, 10, 'every dashboard query returning data')
+    except AssertionError:
+        raise AssertionError('queries without data:\n' +
+                             '\n'.join(f'{w}: {e}' for w, e, _ in empty)) from None
+    for where, match, label, want in var_queries:
+        got = prom.label_values(label, match, start=feeder.t0)
+        assert want in got, f'{where}: label_values({match}, {label}) = {got}'
+
+    # Back up and running: both clear at the next evaluations.
+    feeder.set_link(DOWN_PORT, up=True)
+    feeder.set_stalled(STALLED_LCORE, False)
+    wait_until(lambda: feeder.check() or not prom.alerts(), 20, 'all alerts cleared')

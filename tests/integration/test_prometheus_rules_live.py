@@ -10,7 +10,6 @@ DpdkLinkDown and DpdkLcoreStalled firing for the right port and lcore only and c
 and every dashboard query returning data. When the plugins land, the end-to-end test
 replaces the feeder with them.
 """
-import json
 import os
 import re
 import sys
@@ -20,6 +19,7 @@ import time
 import pytest
 
 from helpers.collectd_daemon import Collectd, free_port
+from helpers.dashboards import dashboard_queries, only
 from helpers.prom import Prometheus
 from helpers.wait import wait_until
 
@@ -27,15 +27,12 @@ SOURCE = os.path.abspath(os.environ.get('DTEL_SOURCE_DIR',
                                         os.path.join(os.path.dirname(__file__), '../..')))
 sys.path.insert(0, os.path.join(SOURCE, 'tests', 'grafana'))
 import metricsdoc  # noqa: E402
-import promql  # noqa: E402
 
 HOST = 'hostA'
 INSTANCE = 'lab.edge1'  # a dot: the relabel regexes must anchor the .portN suffix
 PORTS = (0, 1)
 LCORES = (1, 2)
 DOWN_PORT, STALLED_LCORE = 1, 2
-DASHBOARDS = [os.path.join(SOURCE, 'grafana', 'dashboards', f'dpdktel-{n}.json')
-              for n in ('overview', 'port', 'lcores')]
 # Sample type instances for the table cells of docs/metrics.md that are not literal.
 TYPE_INSTANCE_SAMPLES = {'q<Q>': ['q0', 'q1'], 'heap<ID>': ['heap0'],
                          'the xstat name': ['rx_good_packets', 'rx_q0_errors'],
@@ -201,46 +198,6 @@ def test_every_documented_metric_arrives_relabelled(chain, rows):
                         assert scope not in extra, (name, extra)
                 if r.type_instances:
                     assert 'type' in extra, (name, extra)
-
-
-def only(alerts, name):
-    return [a for a in alerts if a['labels']['alertname'] == name]
-
-
-def grafana_value(value, multi):
-    """A variable's value as Grafana puts it into a Prometheus query: multi-value and
-    include-all variables are regex-escaped (twice, for the PromQL string)."""
-    return re.sub(r'([\\^$*+?.()|{}\[\]])', r'\\\\\1', value) if multi else value
-
-
-def dashboard_queries(values):
-    """Every (where, expr, instant) of the dashboards, and their variable queries, with
-    the variables filled in as Grafana would."""
-    queries, var_queries = [], []
-    for path in DASHBOARDS:
-        with open(path) as f:
-            d = json.load(f)
-        name = os.path.basename(path)
-        vs = {v['name']: (v.get('multi') or v.get('includeAll')) for v in
-              d['templating']['list'] if v['type'] == 'query'}
-        subst = dict(values['grafana'])
-        subst.update({k: grafana_value(values[k], multi) for k, multi in vs.items()})
-        for v in d['templating']['list']:
-            if v['type'] == 'query':
-                m = re.fullmatch(r'label_values\((.*), (\w+)\)', v['query'])
-                var_queries.append((f'{name} variable {v["name"]}',
-                                    promql.substitute(m.group(1), subst), m.group(2),
-                                    values[v['name']]))
-        panels = [p for top in d['panels'] for p in [top] + top.get('panels', [])]
-        for p in panels:
-            for t in p.get('targets', []):
-                queries.append((f'{name} panel {p["title"]!r} {t["refId"]}',
-                                promql.substitute(t['expr'], subst), t.get('instant', False)))
-        for a in d['annotations']['list']:
-            if 'expr' in a:
-                queries.append((f'{name} annotation {a["name"]!r}',
-                                promql.substitute(a['expr'], subst), False))
-    return queries, var_queries
 
 
 def test_link_down_and_stall_fire_for_their_port_and_lcore_then_clear(chain):

@@ -580,6 +580,8 @@ bad_configurations_refused(void **state)
 			"socket /tmp/dtel-plug-x is already collected by <Instance \"other\">"},
 		{"<Instance \"a b\">\n</Instance>", NULL,
 			"<Instance> has the invalid name \"a b\""},
+		{"<Instance \"lab.port3\">\n FilePrefix \"x\"\n</Instance>", NULL,
+			"<Instance> has the invalid name \"lab.port3\""},
 		{"<Instance \"empty\">\n</Instance>", NULL,
 			"<Instance \"empty\">: neither FilePrefix nor SocketPath is set"},
 		{"<Instance \"long\">\n FilePrefix "

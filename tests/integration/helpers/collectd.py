@@ -14,7 +14,8 @@ import subprocess
 import tempfile
 import time
 
-from .wait import wait_until
+from .netns import exec_prefix
+from .wait import Fatal, wait_until
 
 SYSTEM_PLUGINS = '/usr/lib/collectd'
 TYPES_DB = '/usr/share/collectd/types.db'
@@ -25,7 +26,8 @@ NOTIFICATION_RE = re.compile(r'\] (?:\[\w+\] )?Notification: (.*)$')
 class Collectd:
     def __init__(self, build_dir, source_dir, config, system_plugins=(), interval=1.0,
                  hostname='dttest', ours=('dpdktel_stats',), read_threads=5, env=None,
-                 plugin_dir_source=None):
+                 plugin_dir_source=None, netns=None):
+        self.netns = netns  # run inside this network namespace (helpers/netns.py)
         self.build_dir = build_dir
         self.source_dir = source_dir
         self.dir = tempfile.mkdtemp(prefix='dtel-collectd-')
@@ -79,7 +81,8 @@ LoadPlugin csv
     # Process ---------------------------------------------------------------------------
 
     def start(self, timeout=20):
-        self.proc = subprocess.Popen(['collectd', '-f', '-C', self.conf_path],
+        self.proc = subprocess.Popen(exec_prefix(self.netns) + ['collectd', '-f', '-C',
+                                                                self.conf_path],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
                                      start_new_session=True, env=self.env)
         wait_until(lambda: self._alive() and self.command('LISTVAL') is not None, timeout,
@@ -88,7 +91,7 @@ LoadPlugin csv
 
     def _alive(self):
         if self.proc.poll() is not None:
-            raise RuntimeError(f'collectd exited with {self.proc.returncode}:\n{self.log()}')
+            raise Fatal(f'collectd exited with {self.proc.returncode}:\n{self.log()}')
         return True
 
     def running(self):

@@ -12,7 +12,7 @@ import subprocess
 import tempfile
 
 from . import telemetry
-from .wait import wait_until
+from .wait import Fatal, wait_until
 
 RUNTIME_DIR = '/var/run/dpdk'
 EAL_COMMON = ['--no-huge', '-m', '1024', '--no-pci']
@@ -56,6 +56,7 @@ class DpdkApp:
         self.index = index
         self.runtime_dir = RUNTIME_DIR
         if runtime_base is not None:
+            os.makedirs(runtime_base, exist_ok=True)  # EAL makes only the dirs below it
             env = dict(env if env is not None else os.environ, RUNTIME_DIRECTORY=runtime_base)
             self.runtime_dir = os.path.join(runtime_base, 'dpdk')
         if netns:
@@ -96,7 +97,7 @@ class DpdkApp:
 
     def _check_alive(self):
         if self.proc.poll() is not None:
-            raise RuntimeError(f'{self.name} exited with {self.proc.returncode}:\n{self.log()}')
+            raise Fatal(f'{self.name} exited with {self.proc.returncode}:\n{self.log()}')
         return True
 
     def log(self):

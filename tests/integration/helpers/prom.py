@@ -24,6 +24,7 @@ import urllib.request
 import yaml
 
 from .collectd_daemon import free_port
+from .netns import exec_prefix, run_in
 from .wait import wait_until
 
 SOURCE = os.environ.get('DTEL_SOURCE_DIR',
@@ -60,7 +61,8 @@ class PrometheusError(AssertionError):
 
 class Prometheus:
     def __init__(self, targets, scrape_interval='1s', evaluation_interval='1s',
-                 rule_files=(RULES,), binary='prometheus'):
+                 rule_files=(RULES,), binary='prometheus', netns=None):
+        self.netns = netns  # run inside this network namespace (helpers/netns.py)
         self.dir = tempfile.mkdtemp(prefix='dtel-prometheus-')
         self.config_path = os.path.join(self.dir, 'prometheus.yml')
         with open(self.config_path, 'w') as f:
@@ -89,7 +91,7 @@ class Prometheus:
             self.port = free_port()
             with open(self.log_path, 'w') as log:
                 self.proc = subprocess.Popen(
-                    [self.binary, f'--config.file={self.config_path}',
+                    exec_prefix(self.netns) + [self.binary, f'--config.file={self.config_path}',
                      f'--storage.tsdb.path={os.path.join(self.dir, "data")}',
                      f'--web.listen-address=127.0.0.1:{self.port}', '--log.level=warn'],
                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -104,17 +106,24 @@ class Prometheus:
         # wait_until retries on exceptions, so an exit is a result, not an exception.
         if self.proc.poll() is not None:
             return 'exited'
+        return run_in(self.netns, self._ready)
+
+    def _ready(self):
         with urllib.request.urlopen(self.url + '/-/ready', timeout=2) as r:
             return 'ready' if r.status == 200 else None
 
     def api(self, path, **params):
         """GET /api/v1/<path>; the `data` of a successful reply."""
         query = urllib.parse.urlencode(params, doseq=True)
-        with urllib.request.urlopen(f'{self.url}/api/v1/{path}?{query}', timeout=10) as r:
-            reply = json.load(r)
+        reply = run_in(self.netns, self._get, f'{self.url}/api/v1/{path}?{query}')
         if reply.get('status') != 'success':
             raise PrometheusError(f'{path} {params}: {reply}')
         return reply['data']
+
+    @staticmethod
+    def _get(url):
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return json.load(r)
 
     def query(self, expr, at=None):
         """Instant query: the list of {metric, value}."""

@@ -6,6 +6,10 @@ class Timeout(AssertionError):
     pass
 
 
+class Fatal(RuntimeError):
+    """Raised by a condition when waiting longer cannot help (the process died)."""
+
+
 def wait_until(cond, timeout, what, interval=0.01):
     """Call cond() until it returns a true value and return that value.
 

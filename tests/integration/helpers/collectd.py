@@ -25,7 +25,9 @@ NOTIFICATION_RE = re.compile(r'\] (?:\[\w+\] )?Notification: (.*)$')
 class Collectd:
     def __init__(self, build_dir, source_dir, config, system_plugins=(), interval=1.0,
                  hostname='dttest', ours=('dpdktel_stats',), read_threads=5, env=None,
-                 plugin_dir_source=None):
+                 plugin_dir_source=None, csv=True):
+        """csv=False: no write plugin at all (benchmarks: the csv writer costs every
+        value a few microseconds)."""
         self.build_dir = build_dir
         self.source_dir = source_dir
         self.dir = tempfile.mkdtemp(prefix='dtel-collectd-')
@@ -38,6 +40,7 @@ class Collectd:
         self.hostname = hostname
         self.interval = interval
         self.env = env
+        self.write_csv = csv
         self.proc = None
         plugin_source = plugin_dir_source or os.path.join(build_dir, 'plugins')
         for name in set(('logfile', 'unixsock', 'csv') + tuple(system_plugins)):
@@ -50,6 +53,12 @@ class Collectd:
             f.write(self.base_config(read_threads) + '\n' + config + '\n')
 
     def base_config(self, read_threads):
+        csv = f'''LoadPlugin csv
+<Plugin csv>
+  DataDir "{self.csv_dir}"
+  StoreRates false
+</Plugin>
+''' if self.write_csv else ''
         return f'''Hostname "{self.hostname}"
 FQDNLookup false
 BaseDir "{self.dir}"
@@ -69,12 +78,7 @@ LoadPlugin unixsock
 <Plugin unixsock>
   SocketFile "{self.sock_path}"
 </Plugin>
-LoadPlugin csv
-<Plugin csv>
-  DataDir "{self.csv_dir}"
-  StoreRates false
-</Plugin>
-'''
+''' + csv
 
     # Process ---------------------------------------------------------------------------
 
@@ -93,6 +97,10 @@ LoadPlugin csv
 
     def running(self):
         return self.proc is not None and self.proc.poll() is None
+
+    @property
+    def pid(self):
+        return self.proc.pid
 
     def stop(self, timeout=15):
         if self.proc is not None and self.proc.poll() is None:

@@ -117,7 +117,12 @@ LoadPlugin unixsock
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self):
-        return self.start()
+        try:
+            return self.start()
+        except BaseException:
+            # A daemon that never answered is still stopped and its temp dir removed.
+            self.cleanup()
+            raise
 
     def __exit__(self, *exc):
         self.cleanup()

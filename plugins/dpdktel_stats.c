@@ -716,6 +716,8 @@ stats_read(user_data_t *ud)
 		on_restart(si, old_pid, now);
 	if (si->caps_generation != si->t.generation)
 		probe_caps(si);
+	/* Everything of this read goes to collectd in one burst (dtp_batch_begin). */
+	dtp_batch_begin();
 	read_ports(si, &list, now);
 	dtel_reply_release(&list);
 	if (si->o->app && si->has_fwd_lcores)
@@ -728,6 +730,7 @@ stats_read(user_data_t *ud)
 		read_mempools(si, &id);
 	}
 	read_uptime(si, &id);
+	dtp_batch_end();
 	dispatch_health(si, now, CDTIME_T_TO_DOUBLE(cdtime() - now));
 	return 0;
 }

@@ -37,10 +37,58 @@ dtp_id_lcore(
 	snprintf(id->plugin_instance, sizeof(id->plugin_instance), "%s.lcore%u", inst, lcore);
 }
 
+/* Value lists held back between dtp_batch_begin() and dtp_batch_end(), per thread. The
+ * buffer is kept for the next read (a read thread reads the same instances again). */
+struct held {
+	value_list_t vl;
+	value_t v[4];
+};
+
+static __thread struct held *held;
+static __thread size_t nheld, capheld;
+static __thread bool holding;
+
+void
+dtp_batch_begin(void)
+{
+	holding = true;
+	nheld = 0;
+}
+
+void
+dtp_batch_end(void)
+{
+	holding = false;
+	for (size_t i = 0; i < nheld; i++) {
+		held[i].vl.values = held[i].v;
+		plugin_dispatch_values(&held[i].vl);
+	}
+	nheld = 0;
+}
+
+/* A free slot in the held-back list, or NULL (not holding, or no memory: dispatch now). */
+static struct held *
+hold_slot(void)
+{
+	if (!holding)
+		return NULL;
+	if (nheld == capheld) {
+		size_t cap = capheld ? capheld * 2 : 256;
+		struct held *h = realloc(held, cap * sizeof(*h));
+
+		if (h == NULL)
+			return NULL;
+		held = h;
+		capheld = cap;
+	}
+	return &held[nheld++];
+}
+
 static int
 dispatch(const struct dtp_id *id, const char *type, const char *type_instance, value_t *v, size_t n)
 {
 	value_list_t vl = VALUE_LIST_INIT;
+	struct held *h;
 
 	vl.values = v;
 	vl.values_len = n;
@@ -50,7 +98,12 @@ dispatch(const struct dtp_id *id, const char *type, const char *type_instance, v
 	sstrncpy(vl.type, type, sizeof(vl.type));
 	if (type_instance != NULL)
 		sstrncpy(vl.type_instance, type_instance, sizeof(vl.type_instance));
-	return plugin_dispatch_values(&vl);
+	h = n <= sizeof(h->v) / sizeof(h->v[0]) ? hold_slot() : NULL;
+	if (h == NULL)
+		return plugin_dispatch_values(&vl);
+	h->vl = vl;
+	memcpy(h->v, v, n * sizeof(*v));
+	return 0;
 }
 
 int

@@ -8,8 +8,10 @@ SIOCSIFFLAGS ioctl. A test can then measure how long others take to notice, with
 cost of starting `ip` in the measurement.
 """
 import fcntl
+import os
 import socket
 import struct
+import subprocess
 import sys
 import time
 
@@ -25,6 +27,38 @@ def set_up(sock, iface, up):
     t = time.monotonic()
     fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack('16sH14x', iface.encode(), flags))
     return t
+
+
+class Client:
+    """Runs this script (inside netns `ns` if given) and asks it to change links:
+    set(iface, 'down'|'up') returns the CLOCK_MONOTONIC time just before the ioctl."""
+
+    def __init__(self, ns=None, python='/usr/bin/python3'):
+        argv = [python, os.path.abspath(__file__)]
+        if ns:
+            argv = ['ip', 'netns', 'exec', ns] + argv
+        self.proc = subprocess.Popen(argv, text=True, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE)
+        if self.proc.stdout.readline().strip() != 'ready':
+            raise RuntimeError('linkctl did not start')
+
+    def set(self, iface, state):
+        self.proc.stdin.write(f'{state} {iface}\n')
+        self.proc.stdin.flush()
+        answer = self.proc.stdout.readline().split()
+        if not answer or answer[0] != 'ok':
+            raise RuntimeError(f'linkctl: {answer}')
+        return float(answer[1])
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(10)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 def main():

@@ -4,6 +4,7 @@
  * Exit status: 0 success, 1 error (named with its socket and reason), 2 usage error.
  */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,16 @@ parse_index(const char *s, unsigned int *ret)
 		return -1;
 	*ret = (unsigned int)v;
 	return 0;
+}
+
+/* "dpdktel query --help": the commands' options are all in the one usage text. */
+static bool
+wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			return true;
+	return false;
 }
 
 int
@@ -122,6 +133,10 @@ main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	optind = 1;
+	if (wants_help(argc, argv)) {
+		usage(stdout);
+		return 0;
+	}
 	if (strcmp(argv[0], "list") == 0)
 		return cmd_list(&o, argc, argv);
 	if (strcmp(argv[0], "query") == 0)

@@ -148,3 +148,10 @@ def test_usage_errors_exit_2(dpdktel_cli):
     p = run(dpdktel_cli, '-p', 'x', 'query', 'noslash', check=False)
     assert p.returncode == 2 and 'invalid command' in p.stderr
     assert run(dpdktel_cli, '--help').stdout.startswith('Usage: dpdktel')
+
+
+def test_help_after_a_command(dpdktel_cli):
+    for cmd in ('list', 'query', 'ports', 'watch'):
+        p = run(dpdktel_cli, cmd, '--help', check=False)
+        assert p.returncode == 0 and p.stdout.startswith('Usage: dpdktel'), (cmd, p)
+    assert run(dpdktel_cli, 'query', '-h', check=False).returncode == 0

@@ -10,10 +10,8 @@ Run through scripts/demo, which bootstraps and builds first.
 import argparse
 import os
 import signal
-import socket
 import subprocess
 import sys
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -23,37 +21,13 @@ os.environ.setdefault('DTEL_SOURCE_DIR', SOURCE)
 from helpers import dpdk  # noqa: E402
 from helpers.collectd import Collectd  # noqa: E402
 from helpers.collectd_daemon import free_port  # noqa: E402
+from helpers.pipeline import Traffic, collectd_config  # noqa: E402
 from helpers.prom import Prometheus  # noqa: E402
 
 STATES = {0: 'STARTING', 1: 'RUNNING', 2: 'IDLE', 3: 'STALLED', 4: 'EXITED'}
 # --scenario timeline, in seconds after the pipeline is up.
 LINK_DOWN_AT, LINK_UP_AT = 10, 45
 STALL_AT_MS, STALL_FOR_MS = 55000, 35000
-
-
-class Traffic:
-    """About 2000 frames a second into a tap: the forwarder sends them out of the other."""
-
-    def __init__(self, iface):
-        self.s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-        self.s.bind((iface, 0))
-        self.frame = bytes.fromhex('020000000002' '020000000001' '88b5') + bytes(50)
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self):
-        while not self.stop.wait(0.005):
-            for _ in range(10):
-                try:
-                    self.s.send(self.frame)
-                except OSError:
-                    break  # link down: the scenario does that on purpose
-
-    def close(self):
-        self.stop.set()
-        self.thread.join(2)
-        self.s.close()
 
 
 def can_tap():
@@ -71,15 +45,6 @@ def start_forwarder(build, scenario, ifaces):
         vdevs = ['net_null0', 'net_null1']
     app = dpdk.fwd(fwd_bin, prefix=f'demo{os.getpid()}', vdevs=vdevs, app_args=args)
     return app.start(timeout=60)
-
-
-def collectd_conf(socket_path, wp_port):
-    return (f'LoadPlugin dpdktel_stats\n<Plugin dpdktel_stats>\n  PerQueue true\n'
-            f'  <Instance "demo">\n    SocketPath "{socket_path}"\n  </Instance>\n</Plugin>\n'
-            f'LoadPlugin dpdktel_events\n<Plugin dpdktel_events>\n  PollInterval 0.02\n'
-            f'  <Instance "demo">\n    SocketPath "{socket_path}"\n  </Instance>\n</Plugin>\n'
-            f'LoadPlugin write_prometheus\n<Plugin write_prometheus>\n  Host "127.0.0.1"\n'
-            f'  Port "{wp_port}"\n</Plugin>\n')
 
 
 def by(results, label):
@@ -137,9 +102,9 @@ def run(args):
         print('demo: no /dev/net/tun here: using net_null ports (no link changes, no traffic '
               'from outside)', flush=True)
     app = start_forwarder(build, args.scenario, ifaces)
-    traffic = Traffic(ifaces[0]) if ifaces else None
+    traffic = Traffic(ifaces[0], per_tick=10) if ifaces else None
     wp_port = free_port()
-    cd = Collectd(build, SOURCE, collectd_conf(app.socket, wp_port), hostname='demo',
+    cd = Collectd(build, SOURCE, collectd_config('demo', app.socket, wp_port), hostname='demo',
                   ours=('dpdktel_stats', 'dpdktel_events'), system_plugins=('write_prometheus',))
     prom = Prometheus([f'127.0.0.1:{wp_port}'])
     try:

@@ -9,15 +9,14 @@ docs/metrics.md and in the live scrape.
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
-import threading
 import time
 
 from helpers import dpdk
 from helpers.collectd import Collectd
 from helpers.collectd_daemon import free_port
+from helpers.pipeline import Traffic, collectd_config
 from helpers.dashboards import DASHBOARDS, SOURCE, dashboard_queries, only
 from helpers.prom import RULES, Prometheus
 from helpers.wait import wait_until
@@ -29,39 +28,6 @@ import yaml  # noqa: E402
 
 HOST = 'e2ehost'
 STALL_AFTER_MS, STALL_FOR_MS = 12000, 55000
-
-
-class Traffic:
-    """A few hundred frames a second into a tap, so that rates, queues and busy cycles move."""
-
-    def __init__(self, iface):
-        self.s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-        self.s.bind((iface, 0))
-        self.stop = threading.Event()
-        self.frame = bytes.fromhex('020000000002' '020000000001' '88b5') + b'DTELE2E0' * 8
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self):
-        while not self.stop.wait(0.005):
-            try:
-                self.s.send(self.frame)
-            except OSError:
-                pass  # the link is down for a while on purpose
-
-    def close(self):
-        self.stop.set()
-        self.thread.join(5)
-        self.s.close()
-
-
-def conf(socket_path, wp_port):
-    return (f'LoadPlugin dpdktel_stats\n<Plugin dpdktel_stats>\n  PerQueue true\n'
-            f'  <Instance "edge1">\n    SocketPath "{socket_path}"\n  </Instance>\n</Plugin>\n'
-            f'LoadPlugin dpdktel_events\n<Plugin dpdktel_events>\n  PollInterval 0.02\n'
-            f'  <Instance "edge1">\n    SocketPath "{socket_path}"\n  </Instance>\n</Plugin>\n'
-            f'LoadPlugin write_prometheus\n<Plugin write_prometheus>\n  Host "127.0.0.1"\n'
-            f'  Port "{wp_port}"\n</Plugin>\n')
 
 
 def used_metrics():
@@ -97,7 +63,7 @@ def test_pipeline(build_dir, source_dir, fwd_bin):
     with app:
         t_start = time.time()
         traffic = Traffic(ifaces[0])
-        cd = Collectd(build_dir, source_dir, conf(app.socket, wp_port), hostname=HOST,
+        cd = Collectd(build_dir, source_dir, collectd_config('edge1', app.socket, wp_port), hostname=HOST,
                       ours=('dpdktel_stats', 'dpdktel_events'),
                       system_plugins=('write_prometheus',))
         try:

@@ -154,6 +154,8 @@ struct ev_instance {
 	unsigned int fails; /* consecutive failed polls */
 	uint64_t gone_ms;
 	bool have_caps;
+	bool caps_again; /* the command list came from a starting application: read it again */
+	uint64_t caps_again_ms; /* ... at this time */
 	bool has_fwd_ports, has_fwd_lcores, has_eal_lcore;
 	bool said_links_only;
 	uint64_t stall_us; /* in force for lcores */
@@ -415,9 +417,16 @@ connection_error(int err)
 		err != -ENOMEM;
 }
 
-/* What the application offers, from its command list, once per process. */
+/* How often the command list of a starting application is read again. */
+#define CAPS_AGAIN_MS 100
+
+/*
+ * What the application offers, from its command list, once per process; again every
+ * CAPS_AGAIN_MS while it is starting and has none of its own commands yet (it registers
+ * them after the EAL opened the socket).
+ */
 static int
-probe_caps(struct ev_instance *ei)
+probe_caps(struct ev_instance *ei, uint64_t t)
 {
 	const struct dtel_entry *e;
 	struct dtel_reply r;
@@ -452,11 +461,20 @@ probe_caps(struct ev_instance *ei)
 	if (ei->stall_us == 0)
 		ei->stall_us = 100000;
 	ei->have_caps = true;
+	ei->caps_again = !ei->has_fwd_ports && !ei->has_fwd_lcores && !ei->has_eal_lcore &&
+		dtp_target_young(&ei->t);
+	ei->caps_again_ms = t + CAPS_AGAIN_MS;
 	if (ei->o->lcores && !ei->has_fwd_lcores && !ei->has_eal_lcore && !ei->said_links_only) {
 		ei->said_links_only = true;
 		LOG(LOG_INFO,
 			"DPDK application '%s' reports no lcore data (no /fwd/lcores, no "
 			"/eal/lcore/info): only its links are watched",
+			ei->t.name);
+	} else if (ei->o->lcores && (ei->has_fwd_lcores || ei->has_eal_lcore) &&
+		ei->said_links_only) {
+		ei->said_links_only = false;
+		LOG(LOG_INFO,
+			"DPDK application '%s' now reports lcore data: its lcores are watched",
 			ei->t.name);
 	}
 	return 0;
@@ -1089,8 +1107,8 @@ poll_once(struct ev_instance *ei)
 	bool was_up = ei->up;
 	int ret = 0;
 
-	if (!ei->have_caps)
-		ret = probe_caps(ei);
+	if (!ei->have_caps || (ei->caps_again && t >= ei->caps_again_ms))
+		ret = probe_caps(ei, t);
 	if (ret == 0 && ei->o->link)
 		ret = poll_links(ei, t);
 	if (!connection_error(ret) && ei->o->lcores)

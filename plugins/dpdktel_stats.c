@@ -101,6 +101,7 @@ struct stats_instance {
 	size_t nlcores;
 
 	uint64_t caps_generation; /* capabilities below were probed for this generation */
+	bool caps_young; /* ... while the application was starting: probe again */
 	bool has_fwd_lcores, has_fwd_port, has_fwd_info, has_eal_lcore;
 	bool globs_checked;
 	struct dtel_dict mempools; /* /mempool/info of each pool, once per generation */
@@ -550,7 +551,11 @@ read_mempools(struct stats_instance *si, const struct dtp_id *id)
 
 /* The instance ----------------------------------------------------------------------------- */
 
-/* What the application offers, from its command list; once per generation. */
+/*
+ * What the application offers, from its command list, and its mempools: once per
+ * generation, and again at each read while it is starting (it registers its own commands
+ * and creates its pools after the EAL opened the socket).
+ */
 static void
 probe_caps(struct stats_instance *si)
 {
@@ -573,49 +578,9 @@ probe_caps(struct stats_instance *si)
 	}
 	dtel_reply_release(&r);
 	si->caps_generation = si->t.generation;
+	si->caps_young = dtp_target_young(&si->t);
 	if (si->o->memory)
 		load_mempools(si);
-}
-
-static bool
-read_line(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-	bool ok;
-
-	if (f == NULL)
-		return false;
-	ok = fgets(buf, (int)size, f) != NULL;
-	fclose(f);
-	return ok;
-}
-
-/* Seconds since process pid started, from /proc; -1 when it cannot be told. */
-static double
-proc_uptime(long pid)
-{
-	char path[64], buf[1024], *p, *end;
-	unsigned long long start;
-	double up;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	if (!read_line(path, buf, sizeof(buf)))
-		return -1;
-	/* Field 22 is starttime (clock ticks); comm (field 2) may hold spaces, so count the
-	 * fields from the ")" that ends it: starttime is the 20th after it. */
-	p = strrchr(buf, ')');
-	for (int field = 0; p != NULL && field < 20; field++)
-		p = strchr(p + 1, ' ');
-	if (p == NULL)
-		return -1;
-	errno = 0;
-	start = strtoull(p + 1, &end, 10);
-	if (errno != 0 || end == p + 1 || !read_line("/proc/uptime", buf, sizeof(buf)))
-		return -1;
-	up = strtod(buf, &end);
-	if (end == buf)
-		return -1;
-	return up - (double)start / (double)sysconf(_SC_CLK_TCK);
 }
 
 static void
@@ -636,7 +601,7 @@ read_uptime(struct stats_instance *si, const struct dtp_id *id)
 		dtel_reply_release(&r);
 	}
 	if (up < 0)
-		up = proc_uptime(si->t.pid);
+		up = dtp_proc_uptime(si->t.pid);
 	if (up >= 0)
 		gauge(id, "uptime", NULL, up);
 }
@@ -714,7 +679,7 @@ stats_read(user_data_t *ud)
 	}
 	if (dtp_target_restarted(&si->t, &old_pid))
 		on_restart(si, old_pid, now);
-	if (si->caps_generation != si->t.generation)
+	if (si->caps_generation != si->t.generation || si->caps_young)
 		probe_caps(si);
 	read_ports(si, &list, now);
 	dtel_reply_release(&list);

@@ -171,6 +171,20 @@ int dtp_query_id(struct dtp_target *t, const char *name, unsigned int id, struct
  */
 bool dtp_target_restarted(struct dtp_target *t, long *ret_old_pid);
 
+/** Seconds since process @pid started, from /proc; -1 when that cannot be told. */
+double dtp_proc_uptime(long pid);
+
+/** An application younger than this is still starting (see dtp_target_young()). */
+#define DTP_YOUNG_S 30
+
+/**
+ * Whether the application the target last reached started less than DTP_YOUNG_S seconds ago
+ * (by /proc; false when that cannot be told). DPDK applications register their own
+ * telemetry commands and create their mempools after the EAL has opened the socket, so a
+ * command list read from a young application may still grow: the plugins read it again.
+ */
+bool dtp_target_young(struct dtp_target *t);
+
 /** The instance name of a discovered socket: its prefix, plus "_N" for dpdk_telemetry.v2:N. */
 void dtp_discovered_name(const struct dtel_socket_info *si, char *buf, size_t size);
 

@@ -6,7 +6,9 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dtp.h"
 
@@ -144,4 +146,57 @@ dtp_discovered_name(const struct dtel_socket_info *si, char *buf, size_t size)
 		snprintf(buf, size, "%s", si->prefix);
 	else
 		snprintf(buf, size, "%s_%u", si->prefix, si->index);
+}
+
+static bool
+read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	bool ok;
+
+	if (f == NULL)
+		return false;
+	ok = fgets(buf, (int)size, f) != NULL;
+	fclose(f);
+	return ok;
+}
+
+double
+dtp_proc_uptime(long pid)
+{
+	char path[64], buf[1024], *p, *end;
+	unsigned long long start;
+	double up;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (!read_line(path, buf, sizeof(buf)))
+		return -1;
+	/* Field 22 is starttime (clock ticks); comm (field 2) may hold spaces, so count the
+	 * fields from the ")" that ends it: starttime is the 20th after it. */
+	p = strrchr(buf, ')');
+	for (int field = 0; p != NULL && field < 20; field++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL)
+		return -1;
+	errno = 0;
+	start = strtoull(p + 1, &end, 10);
+	if (errno != 0 || end == p + 1 || !read_line("/proc/uptime", buf, sizeof(buf)))
+		return -1;
+	up = strtod(buf, &end);
+	if (end == buf)
+		return -1;
+	return up - (double)start / (double)sysconf(_SC_CLK_TCK);
+}
+
+bool
+dtp_target_young(struct dtp_target *t)
+{
+	struct dtel_shared_status st;
+	double up;
+
+	dtel_shared_status(t->sh, &st);
+	if (st.connects == 0)
+		return false;
+	up = dtp_proc_uptime(st.greeting.pid);
+	return up >= 0 && up < DTP_YOUNG_S;
 }

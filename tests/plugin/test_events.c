@@ -22,6 +22,7 @@
 
 #include "fake_collectd.h"
 #include "fake_server.h"
+#include "test_util.h"
 
 void module_register(void);
 
@@ -675,6 +676,59 @@ unreachable_instance_publishes_empty_state(void **state)
 }
 
 static void
+set_fwd(void *arg)
+{
+	sim.fwd = *(bool *)arg;
+}
+
+/*
+ * A starting application registers its own commands after the EAL opened the socket: a
+ * command list read before that is read again, and its lcores are watched once they are
+ * there. Found by the restart fault test (tests/integration/test_faults.py): after some
+ * forwarder restarts, lcore values never came back.
+ */
+static void
+late_commands_of_a_starting_application(void **state)
+{
+	pid_t young = test_young_process();
+	uint64_t deadline;
+	struct fc_value v;
+	bool yes = true;
+
+	(void)state;
+	assert_true(young > 0);
+	start_server(young);
+	start_plugin(NULL);
+	wait_polls(4);
+	assert_int_equal(fc_logs_matching("only its links are watched"), 1);
+	assert_false(fc_find_copy("edge1.lcore1", "lcore_state", NULL, &v));
+	sim_set(set_fwd, &yes);
+	deadline = ms_now() + 5000;
+	while (!fc_find_copy("edge1.lcore1", "lcore_state", NULL, &v) && ms_now() < deadline)
+		usleep(1000);
+	test_end_process(young);
+	assert_true(fc_find_copy("edge1.lcore1", "lcore_state", NULL, &v));
+	assert_true(v.v[0].gauge == 1);
+	assert_int_equal(fc_logs_matching("now reports lcore data: its lcores are watched"), 1);
+}
+
+/* An application that is not starting is asked for its commands once. */
+static void
+command_list_read_once_when_not_starting(void **state)
+{
+	struct fc_value v;
+	bool yes = true;
+
+	(void)state;
+	start_server(1); /* init: started long ago */
+	start_plugin(NULL);
+	wait_polls(4);
+	sim_set(set_fwd, &yes);
+	wait_polls(20);
+	assert_false(fc_find_copy("edge1.lcore1", "lcore_state", NULL, &v));
+}
+
+static void
 bad_configurations_refused(void **state)
 {
 	static const char *const cases[][2] = {
@@ -736,6 +790,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(values_at_each_interval, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			unreachable_instance_publishes_empty_state, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			late_commands_of_a_starting_application, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			command_list_read_once_when_not_starting, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_configurations_refused, setup, teardown),
 	};
 

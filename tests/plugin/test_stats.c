@@ -17,6 +17,7 @@
 
 #include "fake_collectd.h"
 #include "fake_server.h"
+#include "test_util.h"
 
 void module_register(void);
 
@@ -491,6 +492,44 @@ app_stats_from_the_forwarder(void **state)
 	assert_null(fc_find(PI ".lcore1", "percent", "busy"));
 }
 
+/*
+ * A starting application registers its own commands (and creates its mempools) after the
+ * EAL opened the socket: what a read found missing then is looked for again at the next
+ * read. Found by the restart fault test: after some forwarder restarts, lcore values never
+ * came back.
+ */
+static void
+late_commands_of_a_starting_application(void **state)
+{
+	pid_t young = test_young_process();
+
+	(void)state;
+	assert_true(young > 0);
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, young);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_null(fc_find(PI ".lcore1", "lcore_packets", NULL));
+	fx.app.fwd = true;
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	test_end_process(young);
+	assert_int_equal(must_find(PI ".lcore1", "lcore_packets", NULL)->v[0].derive, 1000);
+	assert_int_equal(must_find(PI ".port0", "if_tx_dropped", NULL)->v[0].derive, 40);
+}
+
+/* An application that is not starting is asked for its commands once per process. */
+static void
+command_list_read_once_when_not_starting(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	fx.app.fwd = true;
+	assert_int_equal(fc_read_all(), 0);
+	assert_null(fc_find(PI ".lcore1", "lcore_packets", NULL));
+}
+
 static void
 swapped_answer_refused(void **state)
 {
@@ -671,6 +710,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(vanished_socket_log_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(app_stats_from_the_forwarder, setup, teardown),
 		cmocka_unit_test_setup_teardown(swapped_answer_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			late_commands_of_a_starting_application, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			command_list_read_once_when_not_starting, setup, teardown),
 		cmocka_unit_test_setup_teardown(discovery_finds_sockets, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_configurations_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(every_option_accepted, setup, teardown),

@@ -126,7 +126,7 @@ struct lcore_ev {
 /* What the read callback dispatches: a copy the poll thread publishes after each poll. */
 struct snapshot {
 	bool up;
-	uint64_t restarts, sent, failed, discarded, invalid;
+	uint64_t restarts, sent, failed, discarded, invalid, truncated;
 	struct port_ev *ports;
 	size_t nports;
 	struct lcore_ev *lcores;
@@ -250,6 +250,8 @@ dispatch_instance_at(struct ev_instance *ei, const struct snapshot *sn, cdtime_t
 	derive(ei, &id, "telemetry_requests", "sent", sn->sent);
 	derive(ei, &id, "telemetry_requests", "failed", sn->failed);
 	derive(ei, &id, "telemetry_requests", "discarded", sn->discarded);
+	derive(ei, &id, "telemetry_requests", "invalid", sn->invalid);
+	derive(ei, &id, "telemetry_requests", "truncated", sn->truncated);
 }
 
 /* From the poll thread, at a change: under the dispatch lock, with the time taken inside it. */
@@ -410,6 +412,15 @@ query(struct ev_instance *ei, const char *cmd, struct dtel_reply *r)
 	return dtp_query(&ei->t, cmd, r);
 }
 
+/* A reply that arrived but did not parse: counted and logged once (see dtp_bad_reply). */
+static int
+parsed(struct ev_instance *ei, const char *what, int ret)
+{
+	if (ret < 0 && ret != -ENODATA && ret != -ENOMEM)
+		dtp_bad_reply(&ei->t, what, ret, 1);
+	return ret;
+}
+
 static bool
 connection_error(int err)
 {
@@ -436,7 +447,7 @@ probe_caps(struct ev_instance *ei, uint64_t t)
 	ret = query(ei, "/", &r);
 	if (ret < 0)
 		return ret;
-	ret = dtel_parse_dict(&r, "/", &d);
+	ret = parsed(ei, "/", dtel_parse_dict(&r, "/", &d));
 	dtel_reply_release(&r);
 	if (ret < 0)
 		return 0; /* look again next time */
@@ -448,7 +459,7 @@ probe_caps(struct ev_instance *ei, uint64_t t)
 	}
 	dtel_dict_clear(&d);
 	ei->stall_us = (uint64_t)(ei->o->stall_threshold * 1e6);
-	if (ei->stall_us == 0 && query(ei, "/fwd/info", &r) == 0) {
+	if (ei->stall_us == 0 && ei->has_fwd_lcores && query(ei, "/fwd/info", &r) == 0) {
 		/* The application's own threshold, so that both say STALLED at the same time. */
 		if (dtel_parse_dict(&r, "/fwd/info", &d) == 0) {
 			e = dtel_dict_find(&d, "stall_ms");
@@ -511,7 +522,7 @@ read_fwd_ports(struct ev_instance *ei, struct link_set *s)
 
 	if (ret < 0)
 		return ret;
-	ret = dtel_parse_fwd_ports(&r, &p);
+	ret = parsed(ei, "/fwd/ports", dtel_parse_fwd_ports(&r, &p));
 	dtel_reply_release(&r);
 	if (ret < 0)
 		return ret;
@@ -546,8 +557,12 @@ read_one_link(struct ev_instance *ei, uint16_t port, struct link_reading *out)
 		return ret;
 	ret = dtel_parse_link(&r, &l);
 	dtel_reply_release(&r);
-	if (ret < 0)
-		return ret;
+	if (ret < 0) {
+		char what[48];
+
+		snprintf(what, sizeof(what), "/ethdev/link_status,%u", port);
+		return parsed(ei, what, ret);
+	}
 	*out = (struct link_reading){.port = port,
 		.state = l.up ? LINK_UP : LINK_DOWN,
 		.speed = l.speed_mbps,
@@ -564,7 +579,7 @@ read_ethdev_links(struct ev_instance *ei, struct link_set *s)
 
 	if (ret < 0)
 		return ret;
-	n = dtel_parse_port_list(&r, &ids);
+	n = parsed(ei, "/ethdev/list", dtel_parse_port_list(&r, &ids));
 	dtel_reply_release(&r);
 	if (n < 0)
 		return n;
@@ -989,7 +1004,7 @@ read_fwd_lcores(struct ev_instance *ei, struct dtel_fwd_lcores *out)
 
 	if (ret < 0)
 		return ret;
-	ret = dtel_parse_fwd_lcores(&r, out);
+	ret = parsed(ei, "/fwd/lcores", dtel_parse_fwd_lcores(&r, out));
 	dtel_reply_release(&r);
 	return ret;
 }
@@ -1082,6 +1097,7 @@ publish(struct ev_instance *ei)
 	sn->failed = ei->t.failed;
 	sn->discarded = ei->t.discarded;
 	sn->invalid = ei->t.invalid;
+	sn->truncated = ei->t.truncated;
 	pv = realloc(sn->ports, (ei->nports + 1) * sizeof(*pv));
 	lv = realloc(sn->lcores, (ei->nlcores + 1) * sizeof(*lv));
 	/* ei->ports and ei->lcores are NULL until the first port or lcore is seen. */
@@ -1125,7 +1141,9 @@ poll_once(struct ev_instance *ei)
 			.restarts = ei->t.restarts,
 			.sent = ei->t.sent,
 			.failed = ei->t.failed,
-			.discarded = ei->t.discarded};
+			.discarded = ei->t.discarded,
+			.invalid = ei->t.invalid,
+			.truncated = ei->t.truncated};
 
 		dispatch_instance_now(ei, &sn);
 	}

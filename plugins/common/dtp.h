@@ -144,6 +144,7 @@ struct dtp_target {
 	uint64_t generation; /* the shared session's generation last seen */
 	uint64_t connects; /* the shared session's connect count last seen */
 	long pid;
+	bool bad_reply_logged; /* an unusable reply of this process was logged */
 
 	/* The plugin's own health, dispatched as values (docs/metrics.md). */
 	uint64_t sent, failed, truncated, invalid, discarded, reconnects, restarts;
@@ -161,6 +162,14 @@ void dtp_target_fini(struct dtp_target *t);
  * logs once that it is back. A reply the application may have cut is counted as truncated.
  */
 int dtp_query(struct dtp_target *t, const char *cmd, struct dtel_reply *ret);
+
+/**
+ * A reply that arrived but cannot be used (@err: -EPROTO from a parser: cut or malformed
+ * JSON, nesting too deep, a counter that is negative or not an integer; -ERANGE: a counter
+ * above INT64_MAX): counts @n values in invalid and logs the first one of each application
+ * process, naming @what (the request, or the value). Nothing of it must be dispatched.
+ */
+void dtp_bad_reply(struct dtp_target *t, const char *what, int err, uint64_t n);
 
 /** dtp_query() with "<name>,<id>". */
 int dtp_query_id(struct dtp_target *t, const char *name, unsigned int id, struct dtel_reply *ret);

@@ -50,6 +50,9 @@ reason(int err, char *buf, size_t size)
 		       "telemetry clients DPDK allows";
 	case -ETIMEDOUT:
 		return "does not answer within the timeout";
+	case -EBUSY:
+		return "does not answer within the timeout (another request to it is still "
+		       "waiting)";
 	default:
 		snprintf(buf, size, "cannot be read: %s", dtel_strerror(err));
 		return buf;
@@ -85,6 +88,42 @@ note_up(struct dtp_target *t)
 	t->last_error = 0;
 }
 
+/* Log the first unusable reply of an application process; later ones are only counted. */
+static void
+log_bad_reply(struct dtp_target *t, const char *what, int err)
+{
+	struct dtel_shared_status st;
+
+	if (t->bad_reply_logged)
+		return;
+	t->bad_reply_logged = true;
+	if (err == -EMSGSIZE) {
+		dtel_shared_status(t->sh, &st);
+		plugin_log(LOG_WARNING,
+			"%s plugin: DPDK application '%s' (%s) sent a reply to %s larger than "
+			"the %zu bytes of max_output_len its greeting announced: dropped "
+			"(counted in telemetry_requests/truncated; later bad replies are only "
+			"counted)",
+			t->plugin, t->name, t->path, what, st.greeting.max_output_len);
+		return;
+	}
+	plugin_log(LOG_WARNING,
+		"%s plugin: DPDK application '%s' (%s) sent an unusable reply to %s: %s; its "
+		"values are not dispatched (counted in telemetry_requests/invalid; later bad "
+		"replies are only counted)",
+		t->plugin, t->name, t->path, what,
+		err == -ERANGE ? "a counter above 2^63-1, which collectd cannot store"
+			       : "cut or malformed JSON, nesting too deep, or a value that is "
+				 "negative, not an integer or of the wrong type");
+}
+
+void
+dtp_bad_reply(struct dtp_target *t, const char *what, int err, uint64_t n)
+{
+	t->invalid += n;
+	log_bad_reply(t, what, err);
+}
+
 int
 dtp_query(struct dtp_target *t, const char *cmd, struct dtel_reply *ret)
 {
@@ -101,8 +140,10 @@ dtp_query(struct dtp_target *t, const char *cmd, struct dtel_reply *ret)
 	t->failed++;
 	/* A null reply or a cut datagram is this command's problem, not the application's. */
 	if (r == -ENODATA || r == -EMSGSIZE) {
-		if (r == -EMSGSIZE)
+		if (r == -EMSGSIZE) {
 			t->truncated++;
+			log_bad_reply(t, cmd, r);
+		}
 		note_up(t);
 		return r;
 	}
@@ -132,8 +173,10 @@ dtp_target_restarted(struct dtp_target *t, long *ret_old_pid)
 	restarted = t->generation != 0 && st.generation != t->generation;
 	if (ret_old_pid != NULL)
 		*ret_old_pid = t->pid;
-	if (restarted)
+	if (restarted) {
 		t->restarts++;
+		t->bad_reply_logged = false; /* a new process: its first bad reply is news */
+	}
 	t->generation = st.generation;
 	t->pid = st.greeting.pid;
 	return restarted;

@@ -42,6 +42,8 @@ struct sim {
 	uint64_t age_us[MAXP];
 	uint64_t stalls[MAXP];
 	bool silent; /* never answers */
+	bool garbage; /* answers with bytes that are not JSON */
+	bool bad_values; /* link answers with a negative speed */
 	unsigned int link_queries; /* link answers given so far */
 };
 
@@ -151,6 +153,12 @@ sim_handler(
 #define IS(c) (n == strlen(c) && strncmp(req, c, n) == 0)
 	if (sim.silent)
 		o->action = FAKE_SILENT;
+	else if (sim.garbage)
+		o->data = fs_printf("\xff garbage %s", req), sim.link_queries++;
+	else if (sim.bad_values && IS("/ethdev/link_status"))
+		o->data = fs_printf("{\"/ethdev/link_status\":{\"status\":\"UP\",\"speed\":-10,"
+				    "\"duplex\":\"full-duplex\"}}"),
+		sim.link_queries++;
 	else if (IS("/"))
 		o->data = root();
 	else if (IS("/ethdev/list"))
@@ -208,6 +216,8 @@ setup(void **state)
 	sim.lie_port = -1;
 	sim.nlcores = 2;
 	sim.silent = false;
+	sim.garbage = false;
+	sim.bad_values = false;
 	sim.link_queries = 0;
 	for (int i = 0; i < MAXP; i++) {
 		sim.up[i] = true;
@@ -568,6 +578,34 @@ timeouts_make_it_gone(void **state)
 }
 
 static void
+set_bad_values(void *arg)
+{
+	sim.bad_values = *(bool *)arg;
+}
+
+/* Replies that do not parse: counted in telemetry_requests/invalid, logged once, no link
+ * value from them, and the application still counts as answering. */
+static void
+bad_values_counted_and_logged_once(void **state)
+{
+	struct fc_value v;
+	bool yes = true;
+
+	(void)state;
+	sim_set(set_bad_values, &yes);
+	start_server(10);
+	start_plugin(NULL);
+	wait_polls(10);
+	fc_read_all();
+	assert_false(fc_find_copy("edge1.port0", "link_status", NULL, &v));
+	assert_true(fc_find_copy("edge1", "up", NULL, &v) && v.v[0].gauge == 1);
+	assert_true(fc_find_copy("edge1", "telemetry_requests", "invalid", &v));
+	assert_true(v.v[0].derive >= 10);
+	assert_int_equal(fc_logs_matching("sent an unusable reply to /ethdev/link_status,"), 1);
+	assert_int_equal(fc_notifications_matching("", NULL), 0);
+}
+
+static void
 initial_down_reported_once(void **state)
 {
 	struct fc_notification n;
@@ -786,6 +824,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(initial_down_reported_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(initial_state_can_be_silenced, setup, teardown),
 		cmocka_unit_test_setup_teardown(links_only_said_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			bad_values_counted_and_logged_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(speed_change_warns, setup, teardown),
 		cmocka_unit_test_setup_teardown(values_at_each_interval, setup, teardown),
 		cmocka_unit_test_setup_teardown(

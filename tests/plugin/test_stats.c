@@ -32,6 +32,8 @@ struct app {
 	bool huge_counter; /* ipackets above INT64_MAX */
 	bool full_xstats; /* /ethdev/xstats with 256 entries */
 	bool swapped_fwd_port; /* /fwd/port answers for another port */
+	bool negative; /* counters of /ethdev/stats, /eal/heap_info, /mempool/info below 0 */
+	bool oversized_list; /* /ethdev/list larger than max_output_len */
 };
 
 static char *
@@ -99,8 +101,20 @@ app_handler(
 #define IS(c) (n == strlen(c) && strncmp(req, c, n) == 0)
 	if (IS("/"))
 		o->data = root_list(a);
+	else if (IS("/ethdev/list") && a->oversized_list)
+		o->data = fs_printf("{\"/ethdev/list\":[0%*s]}", 17000, "");
 	else if (IS("/ethdev/list"))
 		o->data = port_list(a->nports);
+	else if (IS("/ethdev/stats") && a->negative)
+		o->data = fs_printf("{\"/ethdev/stats\":{\"ipackets\":-1,\"opackets\":1,"
+				    "\"ibytes\":2,\"obytes\":3,\"imissed\":4,\"ierrors\":5,"
+				    "\"oerrors\":6,\"rx_nombuf\":7}}");
+	else if (IS("/eal/heap_info") && a->negative)
+		o->data = fs_printf("{\"/eal/heap_info\":{\"Heap_size\":-5,\"Free_size\":1,"
+				    "\"Alloc_size\":1,\"Greatest_free_size\":1}}");
+	else if (IS("/mempool/info") && a->negative)
+		o->data =
+			fs_printf("{\"/mempool/info\":{\"size\":\"many\",\"populated_size\":-2}}");
 	else if (IS("/ethdev/stats") && a->huge_counter)
 		o->data = fs_printf("{\"/ethdev/stats\":{\"ipackets\":18446744073709551615,"
 				    "\"opackets\":1,\"ibytes\":2,\"obytes\":3,\"imissed\":4,"
@@ -377,6 +391,49 @@ counter_above_int64_is_not_dispatched(void **state)
 	assert_null(fc_find(PI ".port0", "if_packets", NULL));
 	assert_int_equal(must_find(PI ".port0", "if_octets", NULL)->v[0].derive, 2);
 	assert_int_equal(must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 1);
+}
+
+/*
+ * Counters that are negative or not integers: nothing of those replies is dispatched (heap
+ * and mempool sizes used to go out as 0), each is counted, and the first is logged once.
+ * Found by the misbehaving-server fault test (tests/integration/test_faults.py).
+ */
+static void
+bad_counters_not_dispatched_logged_once(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .negative = true, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure("XStats false", NULL), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(fc_read_all(), 0);
+	assert_null(fc_find(PI ".port0", "if_packets", NULL));
+	assert_null(fc_find(PI, "heap_bytes", NULL));
+	assert_null(fc_find(PI, "mempool_objects", NULL));
+	assert_int_equal(must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 9);
+	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 1);
+	assert_int_equal(fc_logs_matching("sent an unusable reply to "), 1);
+	assert_int_equal(fc_logs_matching("sent an unusable reply to /ethdev/stats,0: "), 1);
+}
+
+/* A reply larger than the greeting announced, to a command that is not a port's: logged
+ * once (it was not logged at all), counted as failed and truncated. */
+static void
+oversized_reply_logged_once(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .oversized_list = true, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		usleep(30000); /* the connection it closed is reopened after the backoff */
+		assert_int_equal(fc_read_all(), 0);
+	}
+	assert_null(fc_find(PI ".port0", "if_packets", NULL));
+	assert_int_equal(must_find(PI, "telemetry_requests", "truncated")->v[0].derive, 3);
+	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 3);
+	assert_int_equal(fc_logs_matching("sent a reply to /ethdev/list larger than the 16384 "
+					  "bytes of max_output_len"),
+		1);
+	assert_int_equal(fc_logs_matching("dpdktel_stats plugin: "), 2); /* + "collecting" */
 }
 
 static void
@@ -703,6 +760,9 @@ main(void)
 			null_reply_skips_only_that_command, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			counter_above_int64_is_not_dispatched, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			bad_counters_not_dispatched_logged_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(oversized_reply_logged_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(hung_request_bounded_by_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(restart_gives_one_warning, setup, teardown),
 		cmocka_unit_test_setup_teardown(

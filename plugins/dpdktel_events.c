@@ -1131,7 +1131,10 @@ poll_once(struct ev_instance *ei)
 		ret = poll_lcores(ei, t);
 	if (!ei->have_caps && !connection_error(ret))
 		ret = -EAGAIN; /* the command list was not readable: not an outage either */
-	if (connection_error(ret) && ret != -EAGAIN)
+	/* Failed: a connection error, or the last request got no answer that the protocol
+	 * allows (garbage, a bad greeting): the application does not answer its polls. A null
+	 * reply or one that does not parse is an answer. */
+	if ((connection_error(ret) && ret != -EAGAIN) || !ei->t.up)
 		instance_failed(ei, t);
 	else
 		instance_answered(ei, t);

@@ -578,6 +578,37 @@ timeouts_make_it_gone(void **state)
 }
 
 static void
+set_garbage(void *arg)
+{
+	sim.garbage = *(bool *)arg;
+}
+
+/*
+ * An application that answers with garbage does not answer its polls: up 0 and one "gone"
+ * (it stayed up 1 before, since a malformed reply was not a connection error). Found by the
+ * misbehaving-server fault test (tests/integration/test_faults.py).
+ */
+static void
+garbage_replies_make_it_gone(void **state)
+{
+	struct fc_value v;
+	bool yes = true;
+
+	(void)state;
+	start_server(10);
+	start_plugin(NULL);
+	wait_polls(4);
+	sim_set(set_garbage, &yes);
+	wait_note("DPDK application edge1 is gone", 1, NULL);
+	wait_polls(3); /* each garbage reply closes the connection: reconnects back off */
+	fc_read_all();
+	assert_true(fc_find_copy("edge1", "up", NULL, &v));
+	assert_true(v.v[0].gauge == 0);
+	assert_int_equal(fc_notifications_matching("is gone", NULL), 1);
+	assert_int_equal(fc_logs_matching("malformed greeting or reply"), 1);
+}
+
+static void
 set_bad_values(void *arg)
 {
 	sim.bad_values = *(bool *)arg;
@@ -824,6 +855,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(initial_down_reported_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(initial_state_can_be_silenced, setup, teardown),
 		cmocka_unit_test_setup_teardown(links_only_said_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(garbage_replies_make_it_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			bad_values_counted_and_logged_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(speed_change_warns, setup, teardown),

@@ -125,6 +125,7 @@ struct lcore_ev {
 
 /* What the read callback dispatches: a copy the poll thread publishes after each poll. */
 struct snapshot {
+	bool polled; /* false until the first poll: nothing is known to dispatch */
 	bool up;
 	uint64_t restarts, sent, failed, discarded, invalid, truncated;
 	struct port_ev *ports;
@@ -1091,6 +1092,7 @@ publish(struct ev_instance *ei)
 	struct lcore_ev *lv;
 
 	pthread_mutex_lock(&ei->lock);
+	sn->polled = true;
 	sn->up = ei->up;
 	sn->restarts = ei->t.restarts;
 	sn->sent = ei->t.sent;
@@ -1278,6 +1280,11 @@ dispatch_snapshot(struct ev_instance *ei)
 
 	pthread_mutex_lock(&ei->lock);
 	sn = ei->snap;
+	if (!sn.polled) {
+		/* Before the first poll: an "up 0" now would be a guess, not a reading. */
+		pthread_mutex_unlock(&ei->lock);
+		return;
+	}
 	sn.ports = sn.nports ? malloc(sn.nports * sizeof(*sn.ports)) : NULL;
 	sn.lcores = sn.nlcores ? malloc(sn.nlcores * sizeof(*sn.lcores)) : NULL;
 	if (sn.ports != NULL)

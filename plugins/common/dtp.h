@@ -141,6 +141,7 @@ struct dtp_target {
 	bool ever_up;
 	int last_error; /* of the last failed request, 0 after a success */
 	c_complain_t down_complaint;
+	int down_logged; /* the error the current outage was last logged with; 0: none */
 	uint64_t generation; /* the shared session's generation last seen */
 	uint64_t connects; /* the shared session's connect count last seen */
 	long pid;
@@ -158,8 +159,10 @@ void dtp_target_fini(struct dtp_target *t);
 
 /**
  * Send one request and count it. On failure: counts it, marks the target down and logs
- * once that it is gone (with the reason in the user's terms); the first success after that
- * logs once that it is back. A reply the application may have cut is counted as truncated.
+ * once that it is gone (with the reason in the user's terms), and once more if the reason
+ * becomes one the operator must fix (permission denied, not a telemetry socket, garbage)
+ * while it stays down; the first success after that logs once that it is back. A reply the
+ * application may have cut is counted as truncated.
  */
 int dtp_query(struct dtp_target *t, const char *cmd, struct dtel_reply *ret);
 

@@ -59,6 +59,13 @@ reason(int err, char *buf, size_t size)
 	}
 }
 
+/* Reasons that do not go away by themselves: the operator has something to fix. */
+static bool
+needs_fixing(int err)
+{
+	return err == -EACCES || err == -ENOTSOCK || err == -EPROTOTYPE || err == -EPROTO;
+}
+
 static void
 note_down(struct dtp_target *t, const char *cmd, int err)
 {
@@ -66,10 +73,21 @@ note_down(struct dtp_target *t, const char *cmd, int err)
 
 	t->up = false;
 	t->last_error = err;
-	/* Once per outage: c_complain_once stays quiet until c_release. */
+	/* Once per outage (c_complain_once stays quiet until c_release), and again when the
+	 * outage that began as an exit or a restart turns into something to fix: otherwise a
+	 * restarted application that refuses us would show only as "it exited". */
+	if (c_would_release(&t->down_complaint)) {
+		if (err == t->down_logged || !needs_fixing(err))
+			return;
+		plugin_log(LOG_WARNING, "%s plugin: DPDK application '%s' (%s) %s [%s]", t->plugin,
+			t->name, t->path, reason(err, buf, sizeof(buf)), cmd);
+		t->down_logged = err;
+		return;
+	}
 	c_complain_once(LOG_WARNING, &t->down_complaint,
 		"%s plugin: DPDK application '%s' (%s) %s [%s]", t->plugin, t->name, t->path,
 		reason(err, buf, sizeof(buf)), cmd);
+	t->down_logged = err;
 }
 
 static void
@@ -84,6 +102,7 @@ note_up(struct dtp_target *t)
 			t->name, t->path, st.greeting.pid);
 	}
 	t->up = true;
+	t->down_logged = 0;
 	t->ever_up = true;
 	t->last_error = 0;
 }

@@ -527,6 +527,44 @@ vanished_socket_log_lines(void **state)
 	assert_int_equal(fc_logs_matching("answers again, pid 7"), 1);
 }
 
+/*
+ * An outage that begins as an exit and turns into something the operator must fix (here
+ * a file that is not a socket; as non-root, permission denied) is logged again with the new
+ * reason, once; an application that restarted and now refuses collectd showed only as
+ * "not running" before. Found by the non-root fault test (tests/integration).
+ */
+static void
+outage_reason_that_needs_fixing_logged(void **state)
+{
+	FILE *f;
+
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 7);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	fs_stop(fx.fs);
+	fx.fs = NULL;
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_logs_matching("is not running (no socket)"), 1);
+	f = fopen(fx.path, "w");
+	assert_non_null(f);
+	fclose(f);
+	for (int i = 0; i < 20; i++) {
+		usleep(20000); /* past the reconnect backoff */
+		assert_int_equal(fc_read_all(), 0);
+	}
+	assert_int_equal(fc_logs_matching("not a socket"), 1);
+	assert_int_equal(
+		fc_logs_matching("warning dpdktel_stats plugin: DPDK application 'edge1'"), 2);
+	unlink(fx.path);
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 7);
+	for (int i = 0; i < 100 && fc_logs_matching("answers again") == 0; i++) {
+		usleep(20000);
+		assert_int_equal(fc_read_all(), 0);
+	}
+	assert_int_equal(fc_logs_matching("answers again, pid 7"), 1);
+}
+
 static void
 app_stats_from_the_forwarder(void **state)
 {
@@ -768,6 +806,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			vanished_socket_logged_once_and_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(vanished_socket_log_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			outage_reason_that_needs_fixing_logged, setup, teardown),
 		cmocka_unit_test_setup_teardown(app_stats_from_the_forwarder, setup, teardown),
 		cmocka_unit_test_setup_teardown(swapped_answer_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(

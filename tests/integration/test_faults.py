@@ -44,14 +44,6 @@ def both_config(paths, stats_extra='', events_extra=''):
             f'  Timeout {EVENTS_TIMEOUT}\n{events_extra}{instances(paths)}</Plugin>\n')
 
 
-def rss_kib(pid):
-    with open(f'/proc/{pid}/status') as f:
-        for line in f:
-            if line.startswith('VmRSS:'):
-                return int(line.split()[1])
-    raise AssertionError(f'no VmRSS for pid {pid}')
-
-
 def notes(cd, plugin, instance=None):
     return [n for n in cd.notifications() if n.get('plugin') == plugin and
             (instance is None or n.get('plugin_instance') == instance)]
@@ -148,7 +140,7 @@ def test_forwarder_killed_and_restarted_20_times(build_dir, source_dir, fwd_bin)
             wait_until(lambda: f'DPDK application f restarted (pid {old} → {app.pid})' in
                        messages(cd, 'dpdktel_events'), 5, f'events restart warning {i + 1}')
             assert cd.running()
-            rss.append(rss_kib(cd.proc.pid))
+            rss.append(cd.rss_kib())
         # Exactly one gone/back pair and one restart warning per restart, nothing else.
         ev = messages(cd, 'dpdktel_events')
         assert sum(m == 'DPDK application f is gone' for m in ev) == RESTARTS, ev

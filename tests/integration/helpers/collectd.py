@@ -25,7 +25,8 @@ NOTIFICATION_RE = re.compile(r'\] (?:\[\w+\] )?Notification: (.*)$')
 class Collectd:
     def __init__(self, build_dir, source_dir, config, system_plugins=(), interval=1.0,
                  hostname='dttest', ours=('dpdktel_stats',), read_threads=5, env=None,
-                 plugin_dir_source=None):
+                 plugin_dir_source=None, user=None):
+        """user: a pwd entry to run collectd as (with that user's groups), else root."""
         self.build_dir = build_dir
         self.source_dir = source_dir
         self.dir = tempfile.mkdtemp(prefix='dtel-collectd-')
@@ -38,6 +39,7 @@ class Collectd:
         self.hostname = hostname
         self.interval = interval
         self.env = env
+        self.user = user
         self.proc = None
         plugin_source = plugin_dir_source or os.path.join(build_dir, 'plugins')
         for name in set(('logfile', 'unixsock', 'csv') + tuple(system_plugins)):
@@ -48,6 +50,10 @@ class Collectd:
         self.conf_path = os.path.join(self.dir, 'collectd.conf')
         with open(self.conf_path, 'w') as f:
             f.write(self.base_config(read_threads) + '\n' + config + '\n')
+        if user is not None:
+            for root, dirs, files in os.walk(self.dir):
+                for name in [root] + [os.path.join(root, n) for n in dirs + files]:
+                    os.chown(name, user.pw_uid, user.pw_gid)
 
     def base_config(self, read_threads):
         return f'''Hostname "{self.hostname}"
@@ -79,9 +85,13 @@ LoadPlugin csv
     # Process ---------------------------------------------------------------------------
 
     def start(self, timeout=20):
+        kw = {}
+        if self.user is not None:
+            kw = dict(user=self.user.pw_uid, group=self.user.pw_gid, cwd=self.dir,
+                      extra_groups=os.getgrouplist(self.user.pw_name, self.user.pw_gid))
         self.proc = subprocess.Popen(['collectd', '-f', '-C', self.conf_path],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
-                                     start_new_session=True, env=self.env)
+                                     start_new_session=True, env=self.env, **kw)
         wait_until(lambda: self._alive() and self.command('LISTVAL') is not None, timeout,
                    'collectd unixsock')
         return self
@@ -93,6 +103,14 @@ LoadPlugin csv
 
     def running(self):
         return self.proc is not None and self.proc.poll() is None
+
+    def rss_kib(self):
+        """The daemon's resident set size, from /proc."""
+        with open(f'/proc/{self.proc.pid}/status') as f:
+            for line in f:
+                if line.startswith('VmRSS:'):
+                    return int(line.split()[1])
+        raise AssertionError(f'no VmRSS for collectd pid {self.proc.pid}')
 
     def stop(self, timeout=15):
         if self.proc is not None and self.proc.poll() is None:

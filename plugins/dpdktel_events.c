@@ -1370,18 +1370,25 @@ check_types(void)
 static int
 check_poll(const struct dtp_conf *c)
 {
+	const struct events_opts *g = c->global;
 	int errors = 0;
 
-	for (size_t i = 0; i <= c->ninst; i++) {
-		const struct events_opts *o = i < c->ninst ? c->inst[i].opts : c->global;
+	/* The <Plugin> block first; an instance only for values of its own (an inherited pair
+	 * was reported with the block already). */
+	for (size_t k = 0; k <= c->ninst; k++) {
+		size_t i = k == 0 ? c->ninst : k - 1;
+		const struct events_opts *o = i < c->ninst ? c->inst[i].opts : g;
 
-		if (o->flap_window < o->poll_interval) {
-			LOG(LOG_ERR,
-				"FlapWindow %g is shorter than PollInterval %g: expected a "
-				"window of several polls",
-				o->flap_window, o->poll_interval);
-			errors++;
-		}
+		if (o->flap_window >= o->poll_interval ||
+			(o != g && o->flap_window == g->flap_window &&
+				o->poll_interval == g->poll_interval))
+			continue;
+		LOG(LOG_ERR,
+			"%s%s%sFlapWindow %g is shorter than PollInterval %g: expected a window "
+			"of several polls",
+			i < c->ninst ? "<Instance \"" : "", i < c->ninst ? c->inst[i].name : "",
+			i < c->ninst ? "\">: " : "", o->flap_window, o->poll_interval);
+		errors++;
 	}
 	return errors ? -1 : 0;
 }

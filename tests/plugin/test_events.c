@@ -817,6 +817,33 @@ nothing_dispatched_before_the_first_poll(void **state)
 	assert_int_equal(fc_nvalues(), 0);
 }
 
+/* FlapWindow shorter than PollInterval is one error, named by its block: it was logged once
+ * for the <Plugin> block and again, without a name, for each instance inheriting it. Found
+ * by the configuration matrix in a real collectd (tests/integration). */
+static void
+short_flap_window_one_error_per_block(void **state)
+{
+	char text[512];
+
+	(void)state;
+	snprintf(text, sizeof(text),
+		"PollInterval 1\nFlapWindow 0.5\n<Instance \"edge1\">\n SocketPath \"%s\"\n"
+		"</Instance>\n<Instance \"b\">\n SocketPath \"/b\"\n FlapWindow 0.2\n"
+		"PollInterval 0.3\n</Instance>",
+		path);
+	assert_int_equal(fc_configure("dpdktel_events", text), 0);
+	assert_int_not_equal(fc_init(), 0);
+	assert_int_equal(fc_logs_matching("is shorter than PollInterval"), 2);
+	assert_int_equal(
+		fc_logs_matching(
+			"dpdktel_events plugin: FlapWindow 0.5 is shorter than PollInterval 1"),
+		1);
+	assert_int_equal(fc_logs_matching("<Instance \"b\">: FlapWindow 0.2 is shorter than "
+					  "PollInterval 0.3"),
+		1);
+	assert_int_equal(fc_reads(), 0);
+}
+
 static void
 bad_configurations_refused(void **state)
 {
@@ -889,6 +916,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			nothing_dispatched_before_the_first_poll, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_configurations_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			short_flap_window_one_error_per_block, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -747,15 +747,35 @@ missed_flaps(struct ev_instance *ei, struct port_ev *p, uint64_t missed, uint64_
 			"flapped", detail);
 }
 
+/* Query the link of r's port again: does it say the same as r? */
+static bool
+link_again(struct ev_instance *ei, const struct link_reading *r)
+{
+	struct link_set again = {0};
+	struct link_reading one;
+	bool agree = false;
+
+	if (!ei->has_fwd_ports)
+		return read_one_link(ei, r->port, &one) == 0 && one.state == r->state;
+	if (read_fwd_ports(ei, &again) == 0)
+		for (size_t i = 0; i < again.n; i++)
+			if (again.v[i].port == r->port)
+				agree = again.v[i].state == r->state;
+	free(again.v);
+	return agree;
+}
+
 /*
  * The first reading of a port (start, or after a restart): report it once if down. A port
  * the application has not started yet is down without anything being wrong: its state stays
- * unknown until it is started.
+ * unknown until it is started. The link is read again after the port was found started: a
+ * port started between the two queries (an application that is starting) was down only
+ * because it had not been started yet.
  */
 static void
 first_reading(struct ev_instance *ei, struct port_ev *p, const struct link_reading *r, uint64_t t)
 {
-	if (r->state == LINK_DOWN && !learn_info(ei, p)) {
+	if (r->state == LINK_DOWN && (!learn_info(ei, p) || !link_again(ei, r))) {
 		p->state = LINK_UNKNOWN;
 		return;
 	}
@@ -788,22 +808,8 @@ speed_changed(struct ev_instance *ei, struct port_ev *p, const struct link_readi
 static bool
 confirm_link(struct ev_instance *ei, const struct link_reading *r)
 {
-	struct link_set again = {0};
-	struct link_reading one;
-	bool agree = false;
-
-	if (!ei->o->link_confirm)
-		return true;
-	if (!ei->has_fwd_ports)
-		return read_one_link(ei, r->port, &one) == 0 && one.state == r->state;
-	if (read_fwd_ports(ei, &again) == 0)
-		for (size_t i = 0; i < again.n; i++)
-			if (again.v[i].port == r->port)
-				agree = again.v[i].state == r->state;
-	free(again.v);
-	return agree;
+	return !ei->o->link_confirm || link_again(ei, r);
 }
-
 /* Apply one reading of a port; true when its values changed (dispatch them now). */
 static bool
 apply_link(struct ev_instance *ei, const struct link_reading *r, uint64_t t)

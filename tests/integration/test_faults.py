@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from helpers import dpdk
+from helpers import dpdk, sanitizers
 from helpers.collectd import Collectd
 from helpers.fakedpdk import MODES, FakeDpdk
 from helpers.wait import wait_until
@@ -146,13 +146,18 @@ def test_forwarder_killed_and_restarted_20_times(build_dir, source_dir, fwd_bin)
         assert sum(m == 'DPDK application f is gone' for m in ev) == RESTARTS, ev
         assert sum(m.startswith('DPDK application f is back after ') for m in ev) == RESTARTS, ev
         assert sum(m.startswith('DPDK application f restarted (pid ') for m in ev) == RESTARTS
-        assert len(ev) == 3 * RESTARTS, ev
+        others = [m for m in ev if not m.startswith(('DPDK application f is gone',
+                                                      'DPDK application f is back after ',
+                                                      'DPDK application f restarted (pid '))]
+        assert not others, others
         st = messages(cd, 'dpdktel_stats')
         assert len(st) == RESTARTS and all(m.startswith('DPDK application f restarted') for m in st)
         growth = rss[-1] - rss[WARMUP - 1]
         print(f'collectd RSS after restart {WARMUP}: {rss[WARMUP - 1]} KiB, after '
               f'{RESTARTS}: {rss[-1]} KiB, growth {growth} KiB')
-        assert growth < 1024, rss
+        # Under ASan the allocator's quarantine holds freed memory by design: RSS says
+        # nothing there (the valgrind test looks for leaks instead).
+        assert growth < 1024 or sanitizers.enabled(), rss
         assert cd.running()
 
 
@@ -277,11 +282,16 @@ def mimic_config(path, stats_extra=''):
     return both_config({'app': path}, stats_extra=stats_extra)
 
 
+CLOSED = 'closed the connection: it exited or restarted'
+
+
 def wait_down(cd, since, reason):
-    """Both plugins log `reason` once and publish up 0; dpdktel_events says it is gone."""
+    """Both plugins log once why and publish up 0; dpdktel_events says it is gone. The line
+    gives `reason`, or that the application closed the connection when a request was on
+    its way when the connections dropped (the outage then began as an exit)."""
     for plugin in BOTH:
         wait_until(lambda: [l for l in ours_logged(cd, 'app')
-                            if f'{plugin} plugin' in l and reason in l], 10,
+                            if f'{plugin} plugin' in l and (reason in l or CLOSED in l)], 10,
                    f'{plugin}: "{reason}"')
         cd.wait_value(f'{plugin}-app/up', lambda r: r[1] == [0] and r[0] > since,
                       what=f'{plugin} up 0')

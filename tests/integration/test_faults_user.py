@@ -46,13 +46,17 @@ def uid_of(pid):
 
 
 def wait_refused(cd, since):
-    """Both plugins say why, once, and publish up 0."""
+    """Both plugins say why, once, and publish up 0. When the outage began as an exit
+    (the application closed the connection, or left a stale socket), that came first."""
     for plugin in BOTH:
         line = wait_until(lambda: [l for l in ours_logged(cd, 'f') if f'{plugin} plugin' in l
                                    and DENIED in l], 10, f'{plugin}: {DENIED}')
         assert len(line) == 1 and HINT in line[0], line
         cd.wait_value(f'{plugin}-f/up', lambda r: r[1] == [0] and r[0] > since, timeout=10,
                       what=f'{plugin} up 0')
+        # At most one line before it: how the outage began (the application exited).
+        lines = [l for l in ours_logged(cd, 'f') if f'{plugin} plugin' in l]
+        assert len(lines) <= 2 and DENIED in lines[-1], lines
 
 
 def wait_reading(cd, since):
@@ -125,6 +129,8 @@ def test_socket_mode_changed_under_a_running_collectd(build_dir, source_dir, use
             os.chmod(path, 0o666)
             wait_reading(cd, back)
             for plugin in BOTH:
-                assert len([l for l in ours_logged(cd, 'f') if f'{plugin} plugin' in l]) == 1
+                lines = [l for l in ours_logged(cd, 'f') if f'{plugin} plugin' in l]
+                assert len([l for l in lines if DENIED in l]) == 1, lines
+                assert len(lines) <= 2, lines
     finally:
         shutil.rmtree(d, ignore_errors=True)

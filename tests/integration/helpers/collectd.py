@@ -14,6 +14,7 @@ import subprocess
 import tempfile
 import time
 
+from . import sanitizers
 from .wait import wait_until
 
 SYSTEM_PLUGINS = '/usr/lib/collectd'
@@ -38,7 +39,7 @@ class Collectd:
         self.csv_dir = os.path.join(self.dir, 'csv')
         self.hostname = hostname
         self.interval = interval
-        self.env = env
+        self.env = sanitizers.collectd_env(env)
         self.user = user
         self.proc = None
         plugin_source = plugin_dir_source or os.path.join(build_dir, 'plugins')
@@ -136,7 +137,7 @@ LoadPlugin csv
         """collectd -T: read the config, run every init once, exit. (collectd 5.12's -t
         does not call the plugins' config callbacks at all, so it cannot check them.)"""
         return subprocess.run(['collectd', '-T', '-C', self.conf_path], capture_output=True,
-                              text=True, timeout=60)
+                              text=True, timeout=60, env=self.env)
 
     # Reading what it has -----------------------------------------------------------------
 

@@ -125,8 +125,9 @@ struct lcore_ev {
 
 /* What the read callback dispatches: a copy the poll thread publishes after each poll. */
 struct snapshot {
+	bool polled; /* false until the first poll: nothing is known to dispatch */
 	bool up;
-	uint64_t restarts, sent, failed, discarded, invalid;
+	uint64_t restarts, sent, failed, discarded, invalid, truncated;
 	struct port_ev *ports;
 	size_t nports;
 	struct lcore_ev *lcores;
@@ -154,6 +155,8 @@ struct ev_instance {
 	unsigned int fails; /* consecutive failed polls */
 	uint64_t gone_ms;
 	bool have_caps;
+	bool caps_again; /* the command list came from a starting application: read it again */
+	uint64_t caps_again_ms; /* ... at this time */
 	bool has_fwd_ports, has_fwd_lcores, has_eal_lcore;
 	bool said_links_only;
 	uint64_t stall_us; /* in force for lcores */
@@ -248,6 +251,8 @@ dispatch_instance_at(struct ev_instance *ei, const struct snapshot *sn, cdtime_t
 	derive(ei, &id, "telemetry_requests", "sent", sn->sent);
 	derive(ei, &id, "telemetry_requests", "failed", sn->failed);
 	derive(ei, &id, "telemetry_requests", "discarded", sn->discarded);
+	derive(ei, &id, "telemetry_requests", "invalid", sn->invalid);
+	derive(ei, &id, "telemetry_requests", "truncated", sn->truncated);
 }
 
 /* From the poll thread, at a change: under the dispatch lock, with the time taken inside it. */
@@ -408,6 +413,15 @@ query(struct ev_instance *ei, const char *cmd, struct dtel_reply *r)
 	return dtp_query(&ei->t, cmd, r);
 }
 
+/* A reply that arrived but did not parse: counted and logged once (see dtp_bad_reply). */
+static int
+parsed(struct ev_instance *ei, const char *what, int ret)
+{
+	if (ret < 0 && ret != -ENODATA && ret != -ENOMEM)
+		dtp_bad_reply(&ei->t, what, ret, 1);
+	return ret;
+}
+
 static bool
 connection_error(int err)
 {
@@ -415,9 +429,16 @@ connection_error(int err)
 		err != -ENOMEM;
 }
 
-/* What the application offers, from its command list, once per process. */
+/* How often the command list of a starting application is read again. */
+#define CAPS_AGAIN_MS 100
+
+/*
+ * What the application offers, from its command list, once per process; again every
+ * CAPS_AGAIN_MS while it is starting and has none of its own commands yet (it registers
+ * them after the EAL opened the socket).
+ */
 static int
-probe_caps(struct ev_instance *ei)
+probe_caps(struct ev_instance *ei, uint64_t t)
 {
 	const struct dtel_entry *e;
 	struct dtel_reply r;
@@ -427,7 +448,7 @@ probe_caps(struct ev_instance *ei)
 	ret = query(ei, "/", &r);
 	if (ret < 0)
 		return ret;
-	ret = dtel_parse_dict(&r, "/", &d);
+	ret = parsed(ei, "/", dtel_parse_dict(&r, "/", &d));
 	dtel_reply_release(&r);
 	if (ret < 0)
 		return 0; /* look again next time */
@@ -439,7 +460,7 @@ probe_caps(struct ev_instance *ei)
 	}
 	dtel_dict_clear(&d);
 	ei->stall_us = (uint64_t)(ei->o->stall_threshold * 1e6);
-	if (ei->stall_us == 0 && query(ei, "/fwd/info", &r) == 0) {
+	if (ei->stall_us == 0 && ei->has_fwd_lcores && query(ei, "/fwd/info", &r) == 0) {
 		/* The application's own threshold, so that both say STALLED at the same time. */
 		if (dtel_parse_dict(&r, "/fwd/info", &d) == 0) {
 			e = dtel_dict_find(&d, "stall_ms");
@@ -452,11 +473,20 @@ probe_caps(struct ev_instance *ei)
 	if (ei->stall_us == 0)
 		ei->stall_us = 100000;
 	ei->have_caps = true;
+	ei->caps_again = !ei->has_fwd_ports && !ei->has_fwd_lcores && !ei->has_eal_lcore &&
+		dtp_target_young(&ei->t);
+	ei->caps_again_ms = t + CAPS_AGAIN_MS;
 	if (ei->o->lcores && !ei->has_fwd_lcores && !ei->has_eal_lcore && !ei->said_links_only) {
 		ei->said_links_only = true;
 		LOG(LOG_INFO,
 			"DPDK application '%s' reports no lcore data (no /fwd/lcores, no "
 			"/eal/lcore/info): only its links are watched",
+			ei->t.name);
+	} else if (ei->o->lcores && (ei->has_fwd_lcores || ei->has_eal_lcore) &&
+		ei->said_links_only) {
+		ei->said_links_only = false;
+		LOG(LOG_INFO,
+			"DPDK application '%s' now reports lcore data: its lcores are watched",
 			ei->t.name);
 	}
 	return 0;
@@ -493,7 +523,7 @@ read_fwd_ports(struct ev_instance *ei, struct link_set *s)
 
 	if (ret < 0)
 		return ret;
-	ret = dtel_parse_fwd_ports(&r, &p);
+	ret = parsed(ei, "/fwd/ports", dtel_parse_fwd_ports(&r, &p));
 	dtel_reply_release(&r);
 	if (ret < 0)
 		return ret;
@@ -528,8 +558,12 @@ read_one_link(struct ev_instance *ei, uint16_t port, struct link_reading *out)
 		return ret;
 	ret = dtel_parse_link(&r, &l);
 	dtel_reply_release(&r);
-	if (ret < 0)
-		return ret;
+	if (ret < 0) {
+		char what[48];
+
+		snprintf(what, sizeof(what), "/ethdev/link_status,%u", port);
+		return parsed(ei, what, ret);
+	}
 	*out = (struct link_reading){.port = port,
 		.state = l.up ? LINK_UP : LINK_DOWN,
 		.speed = l.speed_mbps,
@@ -546,7 +580,7 @@ read_ethdev_links(struct ev_instance *ei, struct link_set *s)
 
 	if (ret < 0)
 		return ret;
-	n = dtel_parse_port_list(&r, &ids);
+	n = parsed(ei, "/ethdev/list", dtel_parse_port_list(&r, &ids));
 	dtel_reply_release(&r);
 	if (n < 0)
 		return n;
@@ -713,15 +747,35 @@ missed_flaps(struct ev_instance *ei, struct port_ev *p, uint64_t missed, uint64_
 			"flapped", detail);
 }
 
+/* Query the link of r's port again: does it say the same as r? */
+static bool
+link_again(struct ev_instance *ei, const struct link_reading *r)
+{
+	struct link_set again = {0};
+	struct link_reading one;
+	bool agree = false;
+
+	if (!ei->has_fwd_ports)
+		return read_one_link(ei, r->port, &one) == 0 && one.state == r->state;
+	if (read_fwd_ports(ei, &again) == 0)
+		for (size_t i = 0; i < again.n; i++)
+			if (again.v[i].port == r->port)
+				agree = again.v[i].state == r->state;
+	free(again.v);
+	return agree;
+}
+
 /*
  * The first reading of a port (start, or after a restart): report it once if down. A port
  * the application has not started yet is down without anything being wrong: its state stays
- * unknown until it is started.
+ * unknown until it is started. The link is read again after the port was found started: a
+ * port started between the two queries (an application that is starting) was down only
+ * because it had not been started yet.
  */
 static void
 first_reading(struct ev_instance *ei, struct port_ev *p, const struct link_reading *r, uint64_t t)
 {
-	if (r->state == LINK_DOWN && !learn_info(ei, p)) {
+	if (r->state == LINK_DOWN && (!learn_info(ei, p) || !link_again(ei, r))) {
 		p->state = LINK_UNKNOWN;
 		return;
 	}
@@ -754,22 +808,8 @@ speed_changed(struct ev_instance *ei, struct port_ev *p, const struct link_readi
 static bool
 confirm_link(struct ev_instance *ei, const struct link_reading *r)
 {
-	struct link_set again = {0};
-	struct link_reading one;
-	bool agree = false;
-
-	if (!ei->o->link_confirm)
-		return true;
-	if (!ei->has_fwd_ports)
-		return read_one_link(ei, r->port, &one) == 0 && one.state == r->state;
-	if (read_fwd_ports(ei, &again) == 0)
-		for (size_t i = 0; i < again.n; i++)
-			if (again.v[i].port == r->port)
-				agree = again.v[i].state == r->state;
-	free(again.v);
-	return agree;
+	return !ei->o->link_confirm || link_again(ei, r);
 }
-
 /* Apply one reading of a port; true when its values changed (dispatch them now). */
 static bool
 apply_link(struct ev_instance *ei, const struct link_reading *r, uint64_t t)
@@ -971,7 +1011,7 @@ read_fwd_lcores(struct ev_instance *ei, struct dtel_fwd_lcores *out)
 
 	if (ret < 0)
 		return ret;
-	ret = dtel_parse_fwd_lcores(&r, out);
+	ret = parsed(ei, "/fwd/lcores", dtel_parse_fwd_lcores(&r, out));
 	dtel_reply_release(&r);
 	return ret;
 }
@@ -1058,12 +1098,14 @@ publish(struct ev_instance *ei)
 	struct lcore_ev *lv;
 
 	pthread_mutex_lock(&ei->lock);
+	sn->polled = true;
 	sn->up = ei->up;
 	sn->restarts = ei->t.restarts;
 	sn->sent = ei->t.sent;
 	sn->failed = ei->t.failed;
 	sn->discarded = ei->t.discarded;
 	sn->invalid = ei->t.invalid;
+	sn->truncated = ei->t.truncated;
 	pv = realloc(sn->ports, (ei->nports + 1) * sizeof(*pv));
 	lv = realloc(sn->lcores, (ei->nlcores + 1) * sizeof(*lv));
 	/* ei->ports and ei->lcores are NULL until the first port or lcore is seen. */
@@ -1089,15 +1131,18 @@ poll_once(struct ev_instance *ei)
 	bool was_up = ei->up;
 	int ret = 0;
 
-	if (!ei->have_caps)
-		ret = probe_caps(ei);
+	if (!ei->have_caps || (ei->caps_again && t >= ei->caps_again_ms))
+		ret = probe_caps(ei, t);
 	if (ret == 0 && ei->o->link)
 		ret = poll_links(ei, t);
 	if (!connection_error(ret) && ei->o->lcores)
 		ret = poll_lcores(ei, t);
 	if (!ei->have_caps && !connection_error(ret))
 		ret = -EAGAIN; /* the command list was not readable: not an outage either */
-	if (connection_error(ret) && ret != -EAGAIN)
+	/* Failed: a connection error, or the last request got no answer that the protocol
+	 * allows (garbage, a bad greeting): the application does not answer its polls. A null
+	 * reply or one that does not parse is an answer. */
+	if ((connection_error(ret) && ret != -EAGAIN) || !ei->t.up)
 		instance_failed(ei, t);
 	else
 		instance_answered(ei, t);
@@ -1107,7 +1152,9 @@ poll_once(struct ev_instance *ei)
 			.restarts = ei->t.restarts,
 			.sent = ei->t.sent,
 			.failed = ei->t.failed,
-			.discarded = ei->t.discarded};
+			.discarded = ei->t.discarded,
+			.invalid = ei->t.invalid,
+			.truncated = ei->t.truncated};
 
 		dispatch_instance_now(ei, &sn);
 	}
@@ -1239,6 +1286,11 @@ dispatch_snapshot(struct ev_instance *ei)
 
 	pthread_mutex_lock(&ei->lock);
 	sn = ei->snap;
+	if (!sn.polled) {
+		/* Before the first poll: an "up 0" now would be a guess, not a reading. */
+		pthread_mutex_unlock(&ei->lock);
+		return;
+	}
 	sn.ports = sn.nports ? malloc(sn.nports * sizeof(*sn.ports)) : NULL;
 	sn.lcores = sn.nlcores ? malloc(sn.nlcores * sizeof(*sn.lcores)) : NULL;
 	if (sn.ports != NULL)
@@ -1324,18 +1376,25 @@ check_types(void)
 static int
 check_poll(const struct dtp_conf *c)
 {
+	const struct events_opts *g = c->global;
 	int errors = 0;
 
-	for (size_t i = 0; i <= c->ninst; i++) {
-		const struct events_opts *o = i < c->ninst ? c->inst[i].opts : c->global;
+	/* The <Plugin> block first; an instance only for values of its own (an inherited pair
+	 * was reported with the block already). */
+	for (size_t k = 0; k <= c->ninst; k++) {
+		size_t i = k == 0 ? c->ninst : k - 1;
+		const struct events_opts *o = i < c->ninst ? c->inst[i].opts : g;
 
-		if (o->flap_window < o->poll_interval) {
-			LOG(LOG_ERR,
-				"FlapWindow %g is shorter than PollInterval %g: expected a "
-				"window of several polls",
-				o->flap_window, o->poll_interval);
-			errors++;
-		}
+		if (o->flap_window >= o->poll_interval ||
+			(o != g && o->flap_window == g->flap_window &&
+				o->poll_interval == g->poll_interval))
+			continue;
+		LOG(LOG_ERR,
+			"%s%s%sFlapWindow %g is shorter than PollInterval %g: expected a window "
+			"of several polls",
+			i < c->ninst ? "<Instance \"" : "", i < c->ninst ? c->inst[i].name : "",
+			i < c->ninst ? "\">: " : "", o->flap_window, o->poll_interval);
+		errors++;
 	}
 	return errors ? -1 : 0;
 }

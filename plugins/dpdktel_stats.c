@@ -72,7 +72,7 @@ static bool conf_started;
 /* Runtime state ------------------------------------------------------------------------- */
 
 /* Why a reply may have been cut; each is logged once per port. */
-enum cut_cause { CUT_NEAR_LIMIT, CUT_DICT_FULL, CUT_ARRAY_FULL, CUT_EMSGSIZE, CUT_CAUSES };
+enum cut_cause { CUT_NEAR_LIMIT, CUT_DICT_FULL, CUT_ARRAY_FULL, CUT_CAUSES };
 
 struct port_state {
 	uint16_t id;
@@ -101,6 +101,7 @@ struct stats_instance {
 	size_t nlcores;
 
 	uint64_t caps_generation; /* capabilities below were probed for this generation */
+	bool caps_young; /* ... while the application was starting: probe again */
 	bool has_fwd_lcores, has_fwd_port, has_fwd_info, has_eal_lcore;
 	bool globs_checked;
 	struct dtel_dict mempools; /* /mempool/info of each pool, once per generation */
@@ -119,8 +120,23 @@ static void
 derive(struct stats_instance *si, const struct dtp_id *id, const char *type, const char *ti,
 	const uint64_t *v, size_t n)
 {
-	if (dtp_derive(id, type, ti, v, n) == -ERANGE)
-		si->t.invalid++;
+	char what[DATA_MAX_NAME_LEN * 2 + 16];
+
+	if (dtp_derive(id, type, ti, v, n) == -ERANGE) {
+		snprintf(what, sizeof(what), "%s/%s%s%s", id->plugin_instance, type, ti ? "-" : "",
+			ti ? ti : "");
+		dtp_bad_reply(&si->t, what, -ERANGE, 1);
+	}
+}
+
+/* A reply to "<cmd>,<port>" that cannot be used (see dtp_bad_reply). */
+static void
+bad_port_reply(struct stats_instance *si, const struct port_state *ps, const char *cmd, int err)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "%s,%u", cmd, ps->id);
+	dtp_bad_reply(&si->t, what, err, 1);
 }
 
 static void
@@ -131,21 +147,19 @@ gauge(const struct dtp_id *id, const char *type, const char *ti, double v)
 
 /* Log once per port and cause that a reply may have been cut. */
 static void
-note_cut(struct stats_instance *si, struct port_state *ps, const char *cmd, unsigned int flags,
-	int err)
+note_cut(struct stats_instance *si, struct port_state *ps, const char *cmd, unsigned int flags)
 {
 	static const char *const what[CUT_CAUSES] = {
 		[CUT_NEAR_LIMIT] = "is within 512 bytes of the application's size limit",
 		[CUT_DICT_FULL] = "has a dict of 256 entries, the most DPDK sends",
 		[CUT_ARRAY_FULL] = "has an array of 512 entries, the most DPDK sends",
-		[CUT_EMSGSIZE] = "was larger than the application's max_output_len",
 	};
 	unsigned int causes = (flags & DTEL_F_NEAR_LIMIT ? 1u << CUT_NEAR_LIMIT : 0) |
 		(flags & DTEL_F_DICT_FULL ? 1u << CUT_DICT_FULL : 0) |
-		(flags & DTEL_F_ARRAY_FULL ? 1u << CUT_ARRAY_FULL : 0) |
-		(err == -EMSGSIZE ? 1u << CUT_EMSGSIZE : 0);
+		(flags & DTEL_F_ARRAY_FULL ? 1u << CUT_ARRAY_FULL : 0);
 
-	/* dtp_query counted near-limit and oversized replies already; count the rest here. */
+	/* dtp_query counted near-limit replies already (and logged oversized ones): count the
+	 * rest here. */
 	if ((flags & (DTEL_F_DICT_FULL | DTEL_F_ARRAY_FULL)) && !(flags & DTEL_F_NEAR_LIMIT))
 		si->t.truncated++;
 	for (unsigned int c = 0; c < CUT_CAUSES; c++) {
@@ -159,15 +173,11 @@ note_cut(struct stats_instance *si, struct port_state *ps, const char *cmd, unsi
 	}
 }
 
-/* Query "<cmd>,<port>", counting cut replies against the port. */
+/* Query "<cmd>,<port>". */
 static int
 port_query(struct stats_instance *si, struct port_state *ps, const char *cmd, struct dtel_reply *r)
 {
-	int ret = dtp_query_id(&si->t, cmd, ps->id, r);
-
-	if (ret == -EMSGSIZE)
-		note_cut(si, ps, cmd, 0, ret);
-	return ret;
+	return dtp_query_id(&si->t, cmd, ps->id, r);
 }
 
 /* Per port --------------------------------------------------------------------------------- */
@@ -205,7 +215,7 @@ read_basic(struct stats_instance *si, struct port_state *ps, const struct dtp_id
 	ret = dtel_parse_port_stats(&r, &st);
 	dtel_reply_release(&r);
 	if (ret < 0) {
-		si->t.invalid++; /* a reply that is not /ethdev/stats: nothing from it */
+		bad_port_reply(si, ps, "/ethdev/stats", ret); /* nothing from it */
 		return;
 	}
 	derive(si, id, "if_packets", NULL, (uint64_t[]){st.ipackets, st.opackets}, 2);
@@ -250,12 +260,17 @@ read_xstats(struct stats_instance *si, struct port_state *ps, const struct dtp_i
 	ret = dtel_parse_xstats(&r, &x);
 	dtel_reply_release(&r);
 	if (ret < 0) {
-		si->t.invalid++;
+		bad_port_reply(si, ps, "/ethdev/xstats", ret);
 		return;
 	}
-	/* Whatever did arrive is dispatched, cut or not. */
-	note_cut(si, ps, "/ethdev/xstats", x.flags, 0);
-	si->t.invalid += x.nb_invalid;
+	/* Whatever did arrive is dispatched, cut or not; entries that are not counters are not. */
+	note_cut(si, ps, "/ethdev/xstats", x.flags);
+	if (x.nb_invalid > 0) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "/ethdev/xstats,%u", ps->id);
+		dtp_bad_reply(&si->t, what, -EPROTO, x.nb_invalid);
+	}
 	if (!si->globs_checked)
 		check_globs(si, ps, &x);
 	for (size_t i = 0; i < x.n; i++)
@@ -276,7 +291,7 @@ read_link(struct stats_instance *si, struct port_state *ps, const struct dtp_id 
 	ret = dtel_parse_link(&r, &l);
 	dtel_reply_release(&r);
 	if (ret < 0) {
-		si->t.invalid++;
+		bad_port_reply(si, ps, "/ethdev/link_status", ret);
 		return;
 	}
 	if (l.speed_mbps != DTEL_SPEED_UNKNOWN)
@@ -288,12 +303,15 @@ static void
 read_info(struct stats_instance *si, struct port_state *ps, const struct dtp_id *id)
 {
 	struct dtel_reply r;
+	int ret;
 
 	if (!ps->have_info && port_query(si, ps, "/ethdev/info", &r) == 0) {
-		ps->have_info =
-			dtel_parse_port_info(&r, &ps->info) == 0 && ps->info.port_id == ps->id;
-		if (!ps->have_info)
-			si->t.invalid++;
+		ret = dtel_parse_port_info(&r, &ps->info);
+		ps->have_info = ret == 0 && ps->info.port_id == ps->id;
+		if (ret < 0)
+			bad_port_reply(si, ps, "/ethdev/info", ret);
+		else if (!ps->have_info)
+			si->t.invalid++; /* the answer for another port (the 22.11 race) */
 		dtel_reply_release(&r);
 	}
 	if (!ps->have_info)
@@ -317,14 +335,16 @@ read_fwd_port(struct stats_instance *si, struct port_state *ps, const struct dtp
 	ret = dtel_parse_dict(&r, "/fwd/port", &d);
 	dtel_reply_release(&r);
 	if (ret < 0) {
-		si->t.invalid++;
+		bad_port_reply(si, ps, "/fwd/port", ret);
 		return;
 	}
 	pid = dtel_dict_find(&d, "port_id");
 	drop = dtel_dict_find(&d, "tx_dropped");
 	/* The reply names its port: an answer for another one (the 22.11 race) is refused. */
-	if (pid == NULL || pid->type != DTEL_VALUE_U64 || pid->v.u64 != ps->id || drop == NULL ||
+	if (pid == NULL || pid->type != DTEL_VALUE_U64 || drop == NULL ||
 		drop->type != DTEL_VALUE_U64)
+		bad_port_reply(si, ps, "/fwd/port", -EPROTO);
+	else if (pid->v.u64 != ps->id)
 		si->t.invalid++;
 	else
 		derive(si, id, "if_tx_dropped", NULL, &drop->v.u64, 1);
@@ -418,7 +438,7 @@ read_fwd_lcores(struct stats_instance *si, cdtime_t now)
 	ret = dtel_parse_fwd_lcores(&r, &l);
 	dtel_reply_release(&r);
 	if (ret < 0) {
-		si->t.invalid++;
+		dtp_bad_reply(&si->t, "/fwd/lcores", ret, 1);
 		return;
 	}
 	for (size_t i = 0; i < l.n; i++) {
@@ -466,40 +486,52 @@ read_eal_lcores(struct stats_instance *si, cdtime_t now)
 
 /* Memory ----------------------------------------------------------------------------------- */
 
-static uint64_t
-dict_u64(const struct dtel_dict *d, const char *key)
+/* The values of @keys in @d into v[]; false when one is missing or not an integer >= 0. */
+static bool
+dict_values(const struct dtel_dict *d, const char *const *keys, size_t n, double *v)
 {
-	const struct dtel_entry *e = dtel_dict_find(d, key);
+	for (size_t i = 0; i < n; i++) {
+		const struct dtel_entry *e = dtel_dict_find(d, keys[i]);
 
-	return e != NULL && e->type == DTEL_VALUE_U64 ? e->v.u64 : 0;
+		if (e == NULL || e->type != DTEL_VALUE_U64)
+			return false;
+		v[i] = (double)e->v.u64;
+	}
+	return true;
 }
 
 static void
 read_heaps(struct stats_instance *si, const struct dtp_id *id)
 {
+	static const char *const keys[] = {
+		"Heap_size", "Free_size", "Alloc_size", "Greatest_free_size"};
 	struct dtel_dict list, h;
 	struct dtel_reply r;
-	char ti[32];
+	char ti[32], what[48];
+	double v[4];
 
 	if (dtp_query(&si->t, "/eal/heap_list", &r) < 0)
 		return;
-	if (dtel_parse_dict(&r, "/eal/heap_list", &list) < 0)
+	if (dtel_parse_dict(&r, "/eal/heap_list", &list) < 0) {
+		dtp_bad_reply(&si->t, "/eal/heap_list", -EPROTO, 1);
 		memset(&list, 0, sizeof(list));
+	}
 	dtel_reply_release(&r);
 	for (size_t i = 0; i < list.n; i++) {
 		if (list.v[i].type != DTEL_VALUE_U64 || list.v[i].v.u64 > UINT32_MAX)
 			continue;
 		if (dtp_query_id(&si->t, "/eal/heap_info", (unsigned int)list.v[i].v.u64, &r) < 0)
 			continue;
+		snprintf(what, sizeof(what), "/eal/heap_info,%" PRIu64, list.v[i].v.u64);
 		if (dtel_parse_dict(&r, "/eal/heap_info", &h) == 0) {
 			snprintf(ti, sizeof(ti), "heap%" PRIu64, list.v[i].v.u64);
-			dtp_gauge(id, "heap_bytes", ti,
-				(double[]){(double)dict_u64(&h, "Heap_size"),
-					(double)dict_u64(&h, "Free_size"),
-					(double)dict_u64(&h, "Alloc_size"),
-					(double)dict_u64(&h, "Greatest_free_size")},
-				4);
+			if (dict_values(&h, keys, 4, v))
+				dtp_gauge(id, "heap_bytes", ti, v, 4);
+			else
+				dtp_bad_reply(&si->t, what, -EPROTO, 1);
 			dtel_dict_clear(&h);
+		} else {
+			dtp_bad_reply(&si->t, what, -EPROTO, 1);
 		}
 		dtel_reply_release(&r);
 	}
@@ -522,6 +554,8 @@ load_mempools(struct stats_instance *si)
 				snprintf(si->mempool_names[si->nmempools++], DTEL_STRING_MAX, "%s",
 					list.v[i].str);
 		dtel_dict_clear(&list);
+	} else {
+		dtp_bad_reply(&si->t, "/mempool/list", -EPROTO, 1);
 	}
 	dtel_reply_release(&r);
 }
@@ -529,20 +563,24 @@ load_mempools(struct stats_instance *si)
 static void
 read_mempools(struct stats_instance *si, const struct dtp_id *id)
 {
+	static const char *const keys[] = {"size", "populated_size"};
 	struct dtel_reply r;
 	struct dtel_dict d;
 	char cmd[DTEL_STRING_MAX + 16];
+	double v[2];
 
 	for (size_t i = 0; i < si->nmempools; i++) {
 		snprintf(cmd, sizeof(cmd), "/mempool/info,%s", si->mempool_names[i]);
 		if (dtp_query(&si->t, cmd, &r) < 0)
 			continue;
 		if (dtel_parse_dict(&r, "/mempool/info", &d) == 0) {
-			dtp_gauge(id, "mempool_objects", si->mempool_names[i],
-				(double[]){(double)dict_u64(&d, "size"),
-					(double)dict_u64(&d, "populated_size")},
-				2);
+			if (dict_values(&d, keys, 2, v))
+				dtp_gauge(id, "mempool_objects", si->mempool_names[i], v, 2);
+			else
+				dtp_bad_reply(&si->t, cmd, -EPROTO, 1);
 			dtel_dict_clear(&d);
+		} else {
+			dtp_bad_reply(&si->t, cmd, -EPROTO, 1);
 		}
 		dtel_reply_release(&r);
 	}
@@ -550,7 +588,11 @@ read_mempools(struct stats_instance *si, const struct dtp_id *id)
 
 /* The instance ----------------------------------------------------------------------------- */
 
-/* What the application offers, from its command list; once per generation. */
+/*
+ * What the application offers, from its command list, and its mempools: once per
+ * generation, and again at each read while it is starting (it registers its own commands
+ * and creates its pools after the EAL opened the socket).
+ */
 static void
 probe_caps(struct stats_instance *si)
 {
@@ -573,49 +615,9 @@ probe_caps(struct stats_instance *si)
 	}
 	dtel_reply_release(&r);
 	si->caps_generation = si->t.generation;
+	si->caps_young = dtp_target_young(&si->t);
 	if (si->o->memory)
 		load_mempools(si);
-}
-
-static bool
-read_line(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-	bool ok;
-
-	if (f == NULL)
-		return false;
-	ok = fgets(buf, (int)size, f) != NULL;
-	fclose(f);
-	return ok;
-}
-
-/* Seconds since process pid started, from /proc; -1 when it cannot be told. */
-static double
-proc_uptime(long pid)
-{
-	char path[64], buf[1024], *p, *end;
-	unsigned long long start;
-	double up;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	if (!read_line(path, buf, sizeof(buf)))
-		return -1;
-	/* Field 22 is starttime (clock ticks); comm (field 2) may hold spaces, so count the
-	 * fields from the ")" that ends it: starttime is the 20th after it. */
-	p = strrchr(buf, ')');
-	for (int field = 0; p != NULL && field < 20; field++)
-		p = strchr(p + 1, ' ');
-	if (p == NULL)
-		return -1;
-	errno = 0;
-	start = strtoull(p + 1, &end, 10);
-	if (errno != 0 || end == p + 1 || !read_line("/proc/uptime", buf, sizeof(buf)))
-		return -1;
-	up = strtod(buf, &end);
-	if (end == buf)
-		return -1;
-	return up - (double)start / (double)sysconf(_SC_CLK_TCK);
 }
 
 static void
@@ -636,7 +638,7 @@ read_uptime(struct stats_instance *si, const struct dtp_id *id)
 		dtel_reply_release(&r);
 	}
 	if (up < 0)
-		up = proc_uptime(si->t.pid);
+		up = dtp_proc_uptime(si->t.pid);
 	if (up >= 0)
 		gauge(id, "uptime", NULL, up);
 }
@@ -686,7 +688,7 @@ read_ports(struct stats_instance *si, struct dtel_reply *list, cdtime_t now)
 	int n = dtel_parse_port_list(list, &ids);
 
 	if (n < 0) {
-		si->t.invalid++;
+		dtp_bad_reply(&si->t, "/ethdev/list", n, 1);
 		return;
 	}
 	for (size_t i = 0; i < si->nports; i++)
@@ -714,7 +716,7 @@ stats_read(user_data_t *ud)
 	}
 	if (dtp_target_restarted(&si->t, &old_pid))
 		on_restart(si, old_pid, now);
-	if (si->caps_generation != si->t.generation)
+	if (si->caps_generation != si->t.generation || si->caps_young)
 		probe_caps(si);
 	/* Everything of this read goes to collectd in one burst (dtp_batch_begin). */
 	dtp_batch_begin();

@@ -195,7 +195,8 @@ void dtel_reply_release(struct dtel_reply *reply);
  * get each other's parameters. Every thread (and every collectd plugin) of a process that
  * takes its connection from here sends over one connection per socket, one request at a time.
  * The connection is opened lazily and reopened after errors, with a backoff that starts at
- * 25 ms and doubles up to 1 s while connecting keeps failing.
+ * 25 ms and doubles up to 1 s while connecting keeps failing; a socket file that appears,
+ * is replaced or changes its mode (the application started again) is tried at once.
  */
 
 struct dtel_shared;

@@ -6,17 +6,29 @@
  * Each shared session has two locks: req_lock is held for a whole request (connect included)
  * and is only ever taken with a deadline; state_lock guards the status fields and is never
  * held across I/O, so dtel_shared_status() answers at once even while a request is waiting.
+ *
+ * Reconnecting backs off (25 ms doubling to 1 s) while connecting keeps failing, except
+ * when the socket file is not the one that failed: an application that starts again makes
+ * a new socket, and waiting out the backoff would only delay its first values.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "dtel_private.h"
 
 #define BACKOFF_FIRST_NS (25ull * 1000000u)
 #define BACKOFF_MAX_NS (1000ull * 1000000u)
+
+/* Which socket file a path names: inode and change time (a new socket, or new permissions). */
+struct sock_id {
+	dev_t dev;
+	ino_t ino; /* 0: no socket file there */
+	struct timespec ctime;
+};
 
 struct dtel_shared {
 	struct dtel_shared *next; /* registry list, under registry_lock */
@@ -27,6 +39,7 @@ struct dtel_shared {
 	struct dtel_session *session; /* under req_lock */
 	unsigned int failures; /* consecutive failures, under req_lock */
 	uint64_t retry_at_ns; /* no connect attempt before this, under req_lock */
+	struct sock_id failed_at; /* the socket file at the last failure, under req_lock */
 
 	pthread_mutex_t state_lock;
 	struct dtel_shared_status status; /* under state_lock */
@@ -138,6 +151,26 @@ set_status(struct dtel_shared *sh, int err, bool connected)
 }
 
 static void
+sock_id_of(const char *path, struct sock_id *ret)
+{
+	struct stat st;
+
+	memset(ret, 0, sizeof(*ret));
+	if (stat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+		ret->dev = st.st_dev;
+		ret->ino = st.st_ino;
+		ret->ctime = st.st_ctim;
+	}
+}
+
+static bool
+sock_id_equal(const struct sock_id *a, const struct sock_id *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->ctime.tv_sec == b->ctime.tv_sec &&
+		a->ctime.tv_nsec == b->ctime.tv_nsec;
+}
+
+static void
 note_failure(struct dtel_shared *sh, int err)
 {
 	unsigned int shift = sh->failures < 16 ? sh->failures : 16;
@@ -145,6 +178,7 @@ note_failure(struct dtel_shared *sh, int err)
 
 	sh->failures++;
 	sh->retry_at_ns = dtel__now_ns() + (delay < BACKOFF_MAX_NS ? delay : BACKOFF_MAX_NS);
+	sock_id_of(sh->path, &sh->failed_at);
 	set_status(sh, err, sh->session != NULL);
 }
 
@@ -177,12 +211,20 @@ close_session(struct dtel_shared *sh)
 static int
 ensure_connected(struct dtel_shared *sh, uint64_t deadline_ns, bool *ret_backing_off)
 {
+	struct sock_id now;
+	bool wait;
 	int ret;
 
 	*ret_backing_off = false;
 	if (sh->session != NULL)
 		return 0;
-	if (dtel__now_ns() < sh->retry_at_ns) {
+	wait = dtel__now_ns() < sh->retry_at_ns;
+	/* Backing off, unless a socket file appeared, was replaced or changed its mode. */
+	if (wait) {
+		sock_id_of(sh->path, &now);
+		wait = now.ino == 0 || sock_id_equal(&now, &sh->failed_at);
+	}
+	if (wait) {
 		*ret_backing_off = true;
 		pthread_mutex_lock(&sh->state_lock);
 		ret = sh->status.last_error;

@@ -141,9 +141,11 @@ struct dtp_target {
 	bool ever_up;
 	int last_error; /* of the last failed request, 0 after a success */
 	c_complain_t down_complaint;
+	int down_logged; /* the error the current outage was last logged with; 0: none */
 	uint64_t generation; /* the shared session's generation last seen */
 	uint64_t connects; /* the shared session's connect count last seen */
 	long pid;
+	bool bad_reply_logged; /* an unusable reply of this process was logged */
 
 	/* The plugin's own health, dispatched as values (docs/metrics.md). */
 	uint64_t sent, failed, truncated, invalid, discarded, reconnects, restarts;
@@ -157,10 +159,20 @@ void dtp_target_fini(struct dtp_target *t);
 
 /**
  * Send one request and count it. On failure: counts it, marks the target down and logs
- * once that it is gone (with the reason in the user's terms); the first success after that
- * logs once that it is back. A reply the application may have cut is counted as truncated.
+ * once that it is gone (with the reason in the user's terms), and once more if the reason
+ * becomes one the operator must fix (permission denied, not a telemetry socket, garbage)
+ * while it stays down; the first success after that logs once that it is back. A reply the
+ * application may have cut is counted as truncated.
  */
 int dtp_query(struct dtp_target *t, const char *cmd, struct dtel_reply *ret);
+
+/**
+ * A reply that arrived but cannot be used (@err: -EPROTO from a parser: cut or malformed
+ * JSON, nesting too deep, a counter that is negative or not an integer; -ERANGE: a counter
+ * above INT64_MAX): counts @n values in invalid and logs the first one of each application
+ * process, naming @what (the request, or the value). Nothing of it must be dispatched.
+ */
+void dtp_bad_reply(struct dtp_target *t, const char *what, int err, uint64_t n);
 
 /** dtp_query() with "<name>,<id>". */
 int dtp_query_id(struct dtp_target *t, const char *name, unsigned int id, struct dtel_reply *ret);
@@ -170,6 +182,20 @@ int dtp_query_id(struct dtp_target *t, const char *name, unsigned int id, struct
  * greeting's pid changed). *ret_old_pid gets the previous pid. Also counts reconnects.
  */
 bool dtp_target_restarted(struct dtp_target *t, long *ret_old_pid);
+
+/** Seconds since process @pid started, from /proc; -1 when that cannot be told. */
+double dtp_proc_uptime(long pid);
+
+/** An application younger than this is still starting (see dtp_target_young()). */
+#define DTP_YOUNG_S 30
+
+/**
+ * Whether the application the target last reached started less than DTP_YOUNG_S seconds ago
+ * (by /proc; false when that cannot be told). DPDK applications register their own
+ * telemetry commands and create their mempools after the EAL has opened the socket, so a
+ * command list read from a young application may still grow: the plugins read it again.
+ */
+bool dtp_target_young(struct dtp_target *t);
 
 /** The instance name of a discovered socket: its prefix, plus "_N" for dpdk_telemetry.v2:N. */
 void dtp_discovered_name(const struct dtel_socket_info *si, char *buf, size_t size);

@@ -6,7 +6,9 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dtp.h"
 
@@ -48,10 +50,20 @@ reason(int err, char *buf, size_t size)
 		       "telemetry clients DPDK allows";
 	case -ETIMEDOUT:
 		return "does not answer within the timeout";
+	case -EBUSY:
+		return "does not answer within the timeout (another request to it is still "
+		       "waiting)";
 	default:
 		snprintf(buf, size, "cannot be read: %s", dtel_strerror(err));
 		return buf;
 	}
+}
+
+/* Reasons that do not go away by themselves: the operator has something to fix. */
+static bool
+needs_fixing(int err)
+{
+	return err == -EACCES || err == -ENOTSOCK || err == -EPROTOTYPE || err == -EPROTO;
 }
 
 static void
@@ -61,10 +73,21 @@ note_down(struct dtp_target *t, const char *cmd, int err)
 
 	t->up = false;
 	t->last_error = err;
-	/* Once per outage: c_complain_once stays quiet until c_release. */
+	/* Once per outage (c_complain_once stays quiet until c_release), and again when the
+	 * outage that began as an exit or a restart turns into something to fix: otherwise a
+	 * restarted application that refuses us would show only as "it exited". */
+	if (c_would_release(&t->down_complaint)) {
+		if (err == t->down_logged || !needs_fixing(err))
+			return;
+		plugin_log(LOG_WARNING, "%s plugin: DPDK application '%s' (%s) %s [%s]", t->plugin,
+			t->name, t->path, reason(err, buf, sizeof(buf)), cmd);
+		t->down_logged = err;
+		return;
+	}
 	c_complain_once(LOG_WARNING, &t->down_complaint,
 		"%s plugin: DPDK application '%s' (%s) %s [%s]", t->plugin, t->name, t->path,
 		reason(err, buf, sizeof(buf)), cmd);
+	t->down_logged = err;
 }
 
 static void
@@ -79,8 +102,45 @@ note_up(struct dtp_target *t)
 			t->name, t->path, st.greeting.pid);
 	}
 	t->up = true;
+	t->down_logged = 0;
 	t->ever_up = true;
 	t->last_error = 0;
+}
+
+/* Log the first unusable reply of an application process; later ones are only counted. */
+static void
+log_bad_reply(struct dtp_target *t, const char *what, int err)
+{
+	struct dtel_shared_status st;
+
+	if (t->bad_reply_logged)
+		return;
+	t->bad_reply_logged = true;
+	if (err == -EMSGSIZE) {
+		dtel_shared_status(t->sh, &st);
+		plugin_log(LOG_WARNING,
+			"%s plugin: DPDK application '%s' (%s) sent a reply to %s larger than "
+			"the %zu bytes of max_output_len its greeting announced: dropped "
+			"(counted in telemetry_requests/truncated; later bad replies are only "
+			"counted)",
+			t->plugin, t->name, t->path, what, st.greeting.max_output_len);
+		return;
+	}
+	plugin_log(LOG_WARNING,
+		"%s plugin: DPDK application '%s' (%s) sent an unusable reply to %s: %s; its "
+		"values are not dispatched (counted in telemetry_requests/invalid; later bad "
+		"replies are only counted)",
+		t->plugin, t->name, t->path, what,
+		err == -ERANGE ? "a counter above 2^63-1, which collectd cannot store"
+			       : "cut or malformed JSON, nesting too deep, or a value that is "
+				 "negative, not an integer or of the wrong type");
+}
+
+void
+dtp_bad_reply(struct dtp_target *t, const char *what, int err, uint64_t n)
+{
+	t->invalid += n;
+	log_bad_reply(t, what, err);
 }
 
 int
@@ -99,8 +159,10 @@ dtp_query(struct dtp_target *t, const char *cmd, struct dtel_reply *ret)
 	t->failed++;
 	/* A null reply or a cut datagram is this command's problem, not the application's. */
 	if (r == -ENODATA || r == -EMSGSIZE) {
-		if (r == -EMSGSIZE)
+		if (r == -EMSGSIZE) {
 			t->truncated++;
+			log_bad_reply(t, cmd, r);
+		}
 		note_up(t);
 		return r;
 	}
@@ -130,8 +192,10 @@ dtp_target_restarted(struct dtp_target *t, long *ret_old_pid)
 	restarted = t->generation != 0 && st.generation != t->generation;
 	if (ret_old_pid != NULL)
 		*ret_old_pid = t->pid;
-	if (restarted)
+	if (restarted) {
 		t->restarts++;
+		t->bad_reply_logged = false; /* a new process: its first bad reply is news */
+	}
 	t->generation = st.generation;
 	t->pid = st.greeting.pid;
 	return restarted;
@@ -150,4 +214,57 @@ dtp_discovered_name(const struct dtel_socket_info *si, char *buf, size_t size)
 	dot = strrchr(buf, '.');
 	if (dot != NULL && (strncmp(dot, ".port", 5) == 0 || strncmp(dot, ".lcore", 6) == 0))
 		*dot = '_';
+}
+
+static bool
+read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	bool ok;
+
+	if (f == NULL)
+		return false;
+	ok = fgets(buf, (int)size, f) != NULL;
+	fclose(f);
+	return ok;
+}
+
+double
+dtp_proc_uptime(long pid)
+{
+	char path[64], buf[1024], *p, *end;
+	unsigned long long start;
+	double up;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (!read_line(path, buf, sizeof(buf)))
+		return -1;
+	/* Field 22 is starttime (clock ticks); comm (field 2) may hold spaces, so count the
+	 * fields from the ")" that ends it: starttime is the 20th after it. */
+	p = strrchr(buf, ')');
+	for (int field = 0; p != NULL && field < 20; field++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL)
+		return -1;
+	errno = 0;
+	start = strtoull(p + 1, &end, 10);
+	if (errno != 0 || end == p + 1 || !read_line("/proc/uptime", buf, sizeof(buf)))
+		return -1;
+	up = strtod(buf, &end);
+	if (end == buf)
+		return -1;
+	return up - (double)start / (double)sysconf(_SC_CLK_TCK);
+}
+
+bool
+dtp_target_young(struct dtp_target *t)
+{
+	struct dtel_shared_status st;
+	double up;
+
+	dtel_shared_status(t->sh, &st);
+	if (st.connects == 0)
+		return false;
+	up = dtp_proc_uptime(st.greeting.pid);
+	return up >= 0 && up < DTP_YOUNG_S;
 }

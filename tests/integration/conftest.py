@@ -7,6 +7,8 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
+from helpers import sanitizers  # noqa: E402
+
 BUILD = os.environ.get('DTEL_BUILD_DIR', os.path.join(os.path.dirname(__file__), '../../build'))
 SOURCE = os.environ.get('DTEL_SOURCE_DIR', os.path.join(os.path.dirname(__file__), '../..'))
 
@@ -21,6 +23,34 @@ def require(cond, why):
 def pytest_configure(config):
     require(os.geteuid() == 0, 'needs root (DPDK runtime dir /var/run/dpdk, net_tap, netns)')
     require(shutil.which('dpdk-testpmd'), 'dpdk-testpmd not found (install dpdk-dev)')
+    if sanitizers.enabled():
+        require(sanitizers.RUNTIMES and all(os.path.exists(p) for p in sanitizers.RUNTIMES),
+                f'sanitizer runtimes {sanitizers.RUNTIMES} not found')
+        sanitizers.setup_environment(os.path.join(
+            os.path.abspath(BUILD), 'meson-logs', 'sanitizers',
+            os.path.splitext(os.path.basename(str(config.args[0]) if config.args else 'x'))[0]))
+
+
+def _fail_on_reports(when):
+    found = sanitizers.take_reports()
+    if found:
+        pytest.fail(f'sanitizer reports {when}:\n' + '\n'.join(found), pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def no_sanitizer_reports():
+    """Under ASan+UBSan: a report written during a test fails that test."""
+    yield
+    if sanitizers.enabled():
+        _fail_on_reports('during this test')
+
+
+@pytest.fixture(scope='session', autouse=True)
+def no_sanitizer_reports_at_exit():
+    """... and one written while module fixtures end (their processes exit) fails the run."""
+    yield
+    if sanitizers.enabled():
+        _fail_on_reports('at the end of the run')
 
 
 @pytest.fixture(scope='session')

@@ -1,9 +1,7 @@
 """dpdktel_events in a real collectd against real DPDK applications on net_tap ports."""
 import os
 import subprocess
-import time
 
-import pytest
 
 from helpers import dpdk
 from helpers.collectd import Collectd

@@ -4,7 +4,6 @@ a central collectd (network server + write_prometheus) scraped by Prometheus wit
 rules. No address is set outside the test's own namespaces."""
 import os
 import shutil
-import subprocess
 import tempfile
 
 import pytest

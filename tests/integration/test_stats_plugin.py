@@ -1,9 +1,6 @@
 """dpdktel_stats in a real collectd against real DPDK applications."""
-import json
 import os
 import shutil
-import signal
-import subprocess
 import tempfile
 
 import pytest
@@ -71,7 +68,11 @@ def test_totals_and_rates_agree_with_ethdev_stats(build_dir, source_dir):
         ids = cd.listval()
         assert f'{cd.hostname}/dpdktel_stats-pmd/telemetry_requests-sent' in ids
         assert not any('dpdktel_stats-pmd.port4' in i for i in ids)
-        assert 'error' not in cd.log().lower(), cd.log()
+        # collectd's own set_thread_name() fails now and then for a unixsock connection
+        # thread that has already ended (more often under ASan): not ours.
+        errors = [l for l in cd.log().lower().splitlines()
+                  if 'error' in l and 'set_thread_name(' not in l]
+        assert not errors, cd.log()
 
 
 def test_restart_gives_up_0_then_1_one_warning_no_spike(build_dir, source_dir):

@@ -22,6 +22,7 @@
 
 #include "fake_collectd.h"
 #include "fake_server.h"
+#include "test_util.h"
 
 void module_register(void);
 
@@ -41,6 +42,10 @@ struct sim {
 	uint64_t age_us[MAXP];
 	uint64_t stalls[MAXP];
 	bool silent; /* never answers */
+	bool garbage; /* answers with bytes that are not JSON */
+	bool bad_values; /* link answers with a negative speed */
+	bool started[MAXP]; /* dev_started of /ethdev/info */
+	int start_on_info; /* this port is started (and up) when its /ethdev/info is asked */
 	unsigned int link_queries; /* link answers given so far */
 };
 
@@ -150,6 +155,12 @@ sim_handler(
 #define IS(c) (n == strlen(c) && strncmp(req, c, n) == 0)
 	if (sim.silent)
 		o->action = FAKE_SILENT;
+	else if (sim.garbage)
+		o->data = fs_printf("\xff garbage %s", req), sim.link_queries++;
+	else if (sim.bad_values && IS("/ethdev/link_status"))
+		o->data = fs_printf("{\"/ethdev/link_status\":{\"status\":\"UP\",\"speed\":-10,"
+				    "\"duplex\":\"full-duplex\"}}"),
+		sim.link_queries++;
 	else if (IS("/"))
 		o->data = root();
 	else if (IS("/ethdev/list"))
@@ -159,12 +170,15 @@ sim_handler(
 						  : "0,1,2");
 	else if (IS("/ethdev/link_status") && id < MAXP)
 		o->data = link_status(id), sim.link_queries++;
-	else if (IS("/ethdev/info"))
-		o->data = fs_printf(
-			"{\"/ethdev/"
-			"info\":{\"name\":\"net_tap%u\",\"port_id\":%u,\"dev_started\":1}}",
-			id, id);
-	else if (IS("/fwd/ports") && sim.fwd)
+	else if (IS("/ethdev/info") && id < MAXP) {
+		if ((int)id == sim.start_on_info) {
+			sim.started[id] = sim.up[id] = true;
+			sim.start_on_info = -1;
+		}
+		o->data = fs_printf("{\"/ethdev/info\":{\"name\":\"net_tap%u\",\"port_id\":%u,"
+				    "\"dev_started\":%d}}",
+			id, id, sim.started[id]);
+	} else if (IS("/fwd/ports") && sim.fwd)
 		o->data = fwd_ports(), sim.link_queries++;
 	else if (IS("/fwd/lcores") && sim.fwd)
 		o->data = fwd_lcores();
@@ -207,9 +221,13 @@ setup(void **state)
 	sim.lie_port = -1;
 	sim.nlcores = 2;
 	sim.silent = false;
+	sim.garbage = false;
+	sim.bad_values = false;
+	sim.start_on_info = -1;
 	sim.link_queries = 0;
 	for (int i = 0; i < MAXP; i++) {
 		sim.up[i] = true;
+		sim.started[i] = true;
 		sim.speed[i] = 10000;
 		sim.changes[i] = 0;
 		sim.state[i] = 1;
@@ -567,6 +585,65 @@ timeouts_make_it_gone(void **state)
 }
 
 static void
+set_garbage(void *arg)
+{
+	sim.garbage = *(bool *)arg;
+}
+
+/*
+ * An application that answers with garbage does not answer its polls: up 0 and one "gone"
+ * (it stayed up 1 before, since a malformed reply was not a connection error). Found by the
+ * misbehaving-server fault test (tests/integration/test_faults.py).
+ */
+static void
+garbage_replies_make_it_gone(void **state)
+{
+	struct fc_value v;
+	bool yes = true;
+
+	(void)state;
+	start_server(10);
+	start_plugin(NULL);
+	wait_polls(4);
+	sim_set(set_garbage, &yes);
+	wait_note("DPDK application edge1 is gone", 1, NULL);
+	wait_polls(3); /* each garbage reply closes the connection: reconnects back off */
+	fc_read_all();
+	assert_true(fc_find_copy("edge1", "up", NULL, &v));
+	assert_true(v.v[0].gauge == 0);
+	assert_int_equal(fc_notifications_matching("is gone", NULL), 1);
+	assert_int_equal(fc_logs_matching("malformed greeting or reply"), 1);
+}
+
+static void
+set_bad_values(void *arg)
+{
+	sim.bad_values = *(bool *)arg;
+}
+
+/* Replies that do not parse: counted in telemetry_requests/invalid, logged once, no link
+ * value from them, and the application still counts as answering. */
+static void
+bad_values_counted_and_logged_once(void **state)
+{
+	struct fc_value v;
+	bool yes = true;
+
+	(void)state;
+	sim_set(set_bad_values, &yes);
+	start_server(10);
+	start_plugin(NULL);
+	wait_polls(10);
+	fc_read_all();
+	assert_false(fc_find_copy("edge1.port0", "link_status", NULL, &v));
+	assert_true(fc_find_copy("edge1", "up", NULL, &v) && v.v[0].gauge == 1);
+	assert_true(fc_find_copy("edge1", "telemetry_requests", "invalid", &v));
+	assert_true(v.v[0].derive >= 10);
+	assert_int_equal(fc_logs_matching("sent an unusable reply to /ethdev/link_status,"), 1);
+	assert_int_equal(fc_notifications_matching("", NULL), 0);
+}
+
+static void
 initial_down_reported_once(void **state)
 {
 	struct fc_notification n;
@@ -579,6 +656,32 @@ initial_down_reported_once(void **state)
 	assert_non_null(strstr(n.meta, "old_state=unknown;new_state=down;"));
 	wait_polls(6);
 	assert_int_equal(fc_notifications_matching("Link", NULL), 1);
+}
+
+static void
+start_port_1_on_info(void *arg)
+{
+	(void)arg;
+	sim.up[1] = sim.started[1] = false;
+	sim.start_on_info = 1;
+}
+
+/*
+ * An application that is starting its ports: port 1 reads down (not started yet), and is
+ * started between that reading and the /ethdev/info that tells whether it is. It was
+ * reported "Link down", then "Link up after 20 ms" (found by the restart fault test under
+ * ASan, where the forwarder starts more slowly): the link is now read again after the info.
+ */
+static void
+port_started_while_first_read_is_no_alarm(void **state)
+{
+	(void)state;
+	sim_set(start_port_1_on_info, NULL);
+	start_server(10);
+	start_plugin(NULL);
+	wait_gauge("edge1.port1", "link_status", 1);
+	wait_polls(6);
+	assert_int_equal(fc_notifications_matching("Link", NULL), 0);
 }
 
 static void
@@ -668,10 +771,110 @@ unreachable_instance_publishes_empty_state(void **state)
 	while (fc_logs_matching("is not running (no socket)") == 0 && ms_now() < deadline)
 		usleep(1000);
 	assert_int_equal(fc_logs_matching("is not running (no socket)"), 1);
-	assert_int_equal(fc_read_all(), 0);
+	/* The first poll publishes right after it logged. */
+	while (fc_read_all() == 0 && !fc_find_copy("edge1", "up", NULL, &v) && ms_now() < deadline)
+		usleep(1000);
 	assert_true(fc_find_copy("edge1", "up", NULL, &v));
 	assert_true(v.v[0].gauge == 0);
 	assert_false(fc_find_copy("edge1.port0", "link_status", NULL, &v));
+}
+
+static void
+set_fwd(void *arg)
+{
+	sim.fwd = *(bool *)arg;
+}
+
+/*
+ * A starting application registers its own commands after the EAL opened the socket: a
+ * command list read before that is read again, and its lcores are watched once they are
+ * there. Found by the restart fault test (tests/integration/test_faults.py): after some
+ * forwarder restarts, lcore values never came back.
+ */
+static void
+late_commands_of_a_starting_application(void **state)
+{
+	pid_t young = test_young_process();
+	uint64_t deadline;
+	struct fc_value v;
+	bool yes = true;
+
+	(void)state;
+	assert_true(young > 0);
+	start_server(young);
+	start_plugin(NULL);
+	wait_polls(4);
+	assert_int_equal(fc_logs_matching("only its links are watched"), 1);
+	assert_false(fc_find_copy("edge1.lcore1", "lcore_state", NULL, &v));
+	sim_set(set_fwd, &yes);
+	deadline = ms_now() + 5000;
+	while (!fc_find_copy("edge1.lcore1", "lcore_state", NULL, &v) && ms_now() < deadline)
+		usleep(1000);
+	test_end_process(young);
+	assert_true(fc_find_copy("edge1.lcore1", "lcore_state", NULL, &v));
+	assert_true(v.v[0].gauge == 1);
+	assert_int_equal(fc_logs_matching("now reports lcore data: its lcores are watched"), 1);
+}
+
+/* An application that is not starting is asked for its commands once. */
+static void
+command_list_read_once_when_not_starting(void **state)
+{
+	struct fc_value v;
+	bool yes = true;
+
+	(void)state;
+	start_server(1); /* init: started long ago */
+	start_plugin(NULL);
+	wait_polls(4);
+	sim_set(set_fwd, &yes);
+	wait_polls(20);
+	assert_false(fc_find_copy("edge1.lcore1", "lcore_state", NULL, &v));
+}
+
+/* A read before the first poll has finished dispatches nothing: "up 0" for a healthy
+ * application that was not polled yet would be a false reading (seen in the fault tests as
+ * one up 0 at each collectd start). */
+static void
+nothing_dispatched_before_the_first_poll(void **state)
+{
+	struct fc_value v;
+	bool yes = true;
+
+	(void)state;
+	sim_set(set_silent, &yes);
+	start_server(10);
+	start_plugin("Timeout 1");
+	assert_int_equal(fc_read_all(), 0); /* the first poll waits for its reply */
+	assert_false(fc_find_copy("edge1", "up", NULL, &v));
+	assert_int_equal(fc_nvalues(), 0);
+}
+
+/* FlapWindow shorter than PollInterval is one error, named by its block: it was logged once
+ * for the <Plugin> block and again, without a name, for each instance inheriting it. Found
+ * by the configuration matrix in a real collectd (tests/integration). */
+static void
+short_flap_window_one_error_per_block(void **state)
+{
+	char text[512];
+
+	(void)state;
+	snprintf(text, sizeof(text),
+		"PollInterval 1\nFlapWindow 0.5\n<Instance \"edge1\">\n SocketPath \"%s\"\n"
+		"</Instance>\n<Instance \"b\">\n SocketPath \"/b\"\n FlapWindow 0.2\n"
+		"PollInterval 0.3\n</Instance>",
+		path);
+	assert_int_equal(fc_configure("dpdktel_events", text), 0);
+	assert_int_not_equal(fc_init(), 0);
+	assert_int_equal(fc_logs_matching("is shorter than PollInterval"), 2);
+	assert_int_equal(
+		fc_logs_matching(
+			"dpdktel_events plugin: FlapWindow 0.5 is shorter than PollInterval 1"),
+		1);
+	assert_int_equal(fc_logs_matching("<Instance \"b\">: FlapWindow 0.2 is shorter than "
+					  "PollInterval 0.3"),
+		1);
+	assert_int_equal(fc_reads(), 0);
 }
 
 static void
@@ -732,11 +935,24 @@ main(void)
 		cmocka_unit_test_setup_teardown(initial_down_reported_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(initial_state_can_be_silenced, setup, teardown),
 		cmocka_unit_test_setup_teardown(links_only_said_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			port_started_while_first_read_is_no_alarm, setup, teardown),
+		cmocka_unit_test_setup_teardown(garbage_replies_make_it_gone, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			bad_values_counted_and_logged_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(speed_change_warns, setup, teardown),
 		cmocka_unit_test_setup_teardown(values_at_each_interval, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			unreachable_instance_publishes_empty_state, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			late_commands_of_a_starting_application, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			command_list_read_once_when_not_starting, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			nothing_dispatched_before_the_first_poll, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_configurations_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			short_flap_window_one_error_per_block, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,7 @@
 
 #include "fake_collectd.h"
 #include "fake_server.h"
+#include "test_util.h"
 
 void module_register(void);
 
@@ -31,6 +32,8 @@ struct app {
 	bool huge_counter; /* ipackets above INT64_MAX */
 	bool full_xstats; /* /ethdev/xstats with 256 entries */
 	bool swapped_fwd_port; /* /fwd/port answers for another port */
+	bool negative; /* counters of /ethdev/stats, /eal/heap_info, /mempool/info below 0 */
+	bool oversized_list; /* /ethdev/list larger than max_output_len */
 };
 
 static char *
@@ -103,8 +106,20 @@ app_handler(
 #define IS(c) (n == strlen(c) && strncmp(req, c, n) == 0)
 	if (IS("/"))
 		o->data = root_list(a);
+	else if (IS("/ethdev/list") && a->oversized_list)
+		o->data = fs_printf("{\"/ethdev/list\":[0%*s]}", 17000, "");
 	else if (IS("/ethdev/list"))
 		o->data = port_list(a->nports);
+	else if (IS("/ethdev/stats") && a->negative)
+		o->data = fs_printf("{\"/ethdev/stats\":{\"ipackets\":-1,\"opackets\":1,"
+				    "\"ibytes\":2,\"obytes\":3,\"imissed\":4,\"ierrors\":5,"
+				    "\"oerrors\":6,\"rx_nombuf\":7}}");
+	else if (IS("/eal/heap_info") && a->negative)
+		o->data = fs_printf("{\"/eal/heap_info\":{\"Heap_size\":-5,\"Free_size\":1,"
+				    "\"Alloc_size\":1,\"Greatest_free_size\":1}}");
+	else if (IS("/mempool/info") && a->negative)
+		o->data =
+			fs_printf("{\"/mempool/info\":{\"size\":\"many\",\"populated_size\":-2}}");
 	else if (IS("/ethdev/stats") && a->huge_counter)
 		o->data = fs_printf("{\"/ethdev/stats\":{\"ipackets\":18446744073709551615,"
 				    "\"opackets\":1,\"ibytes\":2,\"obytes\":3,\"imissed\":4,"
@@ -419,6 +434,49 @@ counter_above_int64_is_not_dispatched(void **state)
 	assert_int_equal(must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 1);
 }
 
+/*
+ * Counters that are negative or not integers: nothing of those replies is dispatched (heap
+ * and mempool sizes used to go out as 0), each is counted, and the first is logged once.
+ * Found by the misbehaving-server fault test (tests/integration/test_faults.py).
+ */
+static void
+bad_counters_not_dispatched_logged_once(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .negative = true, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure("XStats false", NULL), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(fc_read_all(), 0);
+	assert_null(fc_find(PI ".port0", "if_packets", NULL));
+	assert_null(fc_find(PI, "heap_bytes", NULL));
+	assert_null(fc_find(PI, "mempool_objects", NULL));
+	assert_int_equal(must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 9);
+	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 1);
+	assert_int_equal(fc_logs_matching("sent an unusable reply to "), 1);
+	assert_int_equal(fc_logs_matching("sent an unusable reply to /ethdev/stats,0: "), 1);
+}
+
+/* A reply larger than the greeting announced, to a command that is not a port's: logged
+ * once (it was not logged at all), counted as failed and truncated. */
+static void
+oversized_reply_logged_once(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .oversized_list = true, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		usleep(30000); /* the connection it closed is reopened after the backoff */
+		assert_int_equal(fc_read_all(), 0);
+	}
+	assert_null(fc_find(PI ".port0", "if_packets", NULL));
+	assert_int_equal(must_find(PI, "telemetry_requests", "truncated")->v[0].derive, 3);
+	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 3);
+	assert_int_equal(fc_logs_matching("sent a reply to /ethdev/list larger than the 16384 "
+					  "bytes of max_output_len"),
+		1);
+	assert_int_equal(fc_logs_matching("dpdktel_stats plugin: "), 2); /* + "collecting" */
+}
+
 static void
 hung_request_bounded_by_timeout(void **state)
 {
@@ -510,6 +568,44 @@ vanished_socket_log_lines(void **state)
 	assert_int_equal(fc_logs_matching("answers again, pid 7"), 1);
 }
 
+/*
+ * An outage that begins as an exit and turns into something the operator must fix (here
+ * a file that is not a socket; as non-root, permission denied) is logged again with the new
+ * reason, once; an application that restarted and now refuses collectd showed only as
+ * "not running" before. Found by the non-root fault test (tests/integration).
+ */
+static void
+outage_reason_that_needs_fixing_logged(void **state)
+{
+	FILE *f;
+
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 7);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	fs_stop(fx.fs);
+	fx.fs = NULL;
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_logs_matching("is not running (no socket)"), 1);
+	f = fopen(fx.path, "w");
+	assert_non_null(f);
+	fclose(f);
+	for (int i = 0; i < 20; i++) {
+		usleep(20000); /* past the reconnect backoff */
+		assert_int_equal(fc_read_all(), 0);
+	}
+	assert_int_equal(fc_logs_matching("not a socket"), 1);
+	assert_int_equal(
+		fc_logs_matching("warning dpdktel_stats plugin: DPDK application 'edge1'"), 2);
+	unlink(fx.path);
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 7);
+	for (int i = 0; i < 100 && fc_logs_matching("answers again") == 0; i++) {
+		usleep(20000);
+		assert_int_equal(fc_read_all(), 0);
+	}
+	assert_int_equal(fc_logs_matching("answers again, pid 7"), 1);
+}
+
 static void
 app_stats_from_the_forwarder(void **state)
 {
@@ -530,6 +626,44 @@ app_stats_from_the_forwarder(void **state)
 	assert_true(must_find(PI, "uptime", NULL)->v[0].gauge == 12.345);
 	/* Busy percent needs two reads; the fake's cycles do not move, so none follows. */
 	assert_null(fc_find(PI ".lcore1", "percent", "busy"));
+}
+
+/*
+ * A starting application registers its own commands (and creates its mempools) after the
+ * EAL opened the socket: what a read found missing then is looked for again at the next
+ * read. Found by the restart fault test: after some forwarder restarts, lcore values never
+ * came back.
+ */
+static void
+late_commands_of_a_starting_application(void **state)
+{
+	pid_t young = test_young_process();
+
+	(void)state;
+	assert_true(young > 0);
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, young);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_null(fc_find(PI ".lcore1", "lcore_packets", NULL));
+	fx.app.fwd = true;
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	test_end_process(young);
+	assert_int_equal(must_find(PI ".lcore1", "lcore_packets", NULL)->v[0].derive, 1000);
+	assert_int_equal(must_find(PI ".port0", "if_tx_dropped", NULL)->v[0].derive, 40);
+}
+
+/* An application that is not starting is asked for its commands once per process. */
+static void
+command_list_read_once_when_not_starting(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	fx.app.fwd = true;
+	assert_int_equal(fc_read_all(), 0);
+	assert_null(fc_find(PI ".lcore1", "lcore_packets", NULL));
 }
 
 static void
@@ -709,13 +843,22 @@ main(void)
 			null_reply_skips_only_that_command, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			counter_above_int64_is_not_dispatched, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			bad_counters_not_dispatched_logged_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(oversized_reply_logged_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(hung_request_bounded_by_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(restart_gives_one_warning, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			vanished_socket_logged_once_and_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(vanished_socket_log_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			outage_reason_that_needs_fixing_logged, setup, teardown),
 		cmocka_unit_test_setup_teardown(app_stats_from_the_forwarder, setup, teardown),
 		cmocka_unit_test_setup_teardown(swapped_answer_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			late_commands_of_a_starting_application, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			command_list_read_once_when_not_starting, setup, teardown),
 		cmocka_unit_test_setup_teardown(discovery_finds_sockets, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_configurations_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(every_option_accepted, setup, teardown),

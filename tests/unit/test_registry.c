@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -232,6 +234,72 @@ backoff_limits_connect_attempts(void **state)
 	fs_stop(fs);
 }
 
+/* A socket file nobody listens on, as a killed application leaves it. */
+static void
+stale_socket(const char *path)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	assert_true(fd >= 0);
+	assert_true(strlen(path) < sizeof(addr.sun_path));
+	memcpy(addr.sun_path, path, strlen(path) + 1);
+	assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	close(fd);
+}
+
+/* Fail until the backoff is at least 400 ms; returns the last error. */
+static int
+fail_for_400ms(struct dtel_shared *sh)
+{
+	uint64_t end = test_now_ms() + 400;
+	int ret = 0;
+
+	while (test_now_ms() < end) {
+		ret = query_echo(sh, 100);
+		usleep(5000);
+	}
+	return ret;
+}
+
+static void
+new_socket_skips_backoff(void **state)
+{
+	char dir[] = "/tmp/dtel-reg-XXXXXX", path[128];
+	struct fake_config a = {.pid = 100}, b = {.pid = 200};
+	struct dtel_shared_status st;
+	struct dtel_shared *sh;
+	struct fake_server *fs;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/dpdk_telemetry.v2", dir);
+	a.path = b.path = path;
+	fs = fs_start_path(&a);
+	assert_int_equal(dtel_shared_get(path, &sh), 0);
+	assert_int_equal(query_echo(sh, 500), 0);
+	/* Killed: the socket file stays (stale), connecting fails and backs off. */
+	fs_stop(fs);
+	stale_socket(path);
+	assert_int_equal(fail_for_400ms(sh), -ECONNREFUSED);
+	assert_int_equal(query_echo(sh, 100), -ECONNREFUSED); /* same file: still backing off */
+	/* Started again: a new socket file at the path is tried at once, not after the
+	 * backoff (which is 400 ms or more by now). */
+	fs = fs_start_path(&b);
+	assert_int_equal(query_echo(sh, 500), 0);
+	dtel_shared_status(sh, &st);
+	assert_int_equal(st.greeting.pid, 200);
+	assert_int_equal(st.generation, 2);
+	/* Gone without a socket file, then back: the same. */
+	fs_stop(fs);
+	assert_int_equal(fail_for_400ms(sh), -ENOENT);
+	fs = fs_start_path(&a);
+	assert_int_equal(query_echo(sh, 500), 0);
+	dtel_shared_put(sh);
+	fs_stop(fs);
+	rmdir(dir);
+}
+
 struct slow_arg {
 	struct dtel_shared *sh;
 	int ret;
@@ -322,6 +390,7 @@ main(void)
 		cmocka_unit_test(reconnect_same_pid_keeps_generation),
 		cmocka_unit_test(absent_socket_reports_enoent),
 		cmocka_unit_test(backoff_limits_connect_attempts),
+		cmocka_unit_test(new_socket_skips_backoff),
 		cmocka_unit_test(busy_lock_is_ebusy_within_timeout),
 		cmocka_unit_test(timeout_drops_connection_and_recovers),
 	};

@@ -12,8 +12,8 @@ import signal
 import socket
 import subprocess
 import tempfile
-import time
 
+from . import sanitizers
 from .netns import exec_prefix
 from .wait import Fatal, wait_until
 
@@ -32,9 +32,10 @@ NOTIFICATION_RE = re.compile(r'\] (?:\[\w+\] )?Notification: (.*)$')
 class Collectd:
     def __init__(self, build_dir, source_dir, config, system_plugins=(), interval=1.0,
                  hostname='dttest', ours=('dpdktel_stats',), read_threads=5, env=None,
-                 plugin_dir_source=None, netns=None, csv=True):
+                 plugin_dir_source=None, netns=None, csv=True, user=None):
         """csv=False: no write plugin at all (benchmarks: the csv writer costs every
-        value a few microseconds)."""
+        value a few microseconds). user: a pwd entry to run collectd as (with that user's
+        groups), else root."""
         self.netns = netns  # run inside this network namespace (helpers/netns.py)
         self.build_dir = build_dir
         self.source_dir = source_dir
@@ -47,8 +48,9 @@ class Collectd:
         self.csv_dir = os.path.join(self.dir, 'csv')
         self.hostname = hostname
         self.interval = interval
-        self.env = env
+        self.env = sanitizers.collectd_env(env)
         self.write_csv = csv
+        self.user = user
         self.proc = None
         plugin_source = plugin_dir_source or os.path.join(build_dir, 'plugins')
         for name in set(('logfile', 'unixsock', 'csv') + tuple(system_plugins)):
@@ -59,6 +61,10 @@ class Collectd:
         self.conf_path = os.path.join(self.dir, 'collectd.conf')
         with open(self.conf_path, 'w') as f:
             f.write(self.base_config(read_threads) + '\n' + config + '\n')
+        if user is not None:
+            for root, dirs, files in os.walk(self.dir):
+                for name in [root] + [os.path.join(root, n) for n in dirs + files]:
+                    os.chown(name, user.pw_uid, user.pw_gid)
 
     def base_config(self, read_threads):
         csv = f'''LoadPlugin csv
@@ -91,10 +97,14 @@ LoadPlugin unixsock
     # Process ---------------------------------------------------------------------------
 
     def start(self, timeout=20):
+        kw = {}
+        if self.user is not None:
+            kw = dict(user=self.user.pw_uid, group=self.user.pw_gid, cwd=self.dir,
+                      extra_groups=os.getgrouplist(self.user.pw_name, self.user.pw_gid))
         self.proc = subprocess.Popen(exec_prefix(self.netns) + ['collectd', '-f', '-C',
                                                                 self.conf_path],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
-                                     start_new_session=True, env=self.env)
+                                     start_new_session=True, env=self.env, **kw)
         wait_until(lambda: self._alive() and self.command('LISTVAL') is not None, timeout,
                    'collectd unixsock')
         return self
@@ -110,6 +120,14 @@ LoadPlugin unixsock
     @property
     def pid(self):
         return self.proc.pid
+
+    def rss_kib(self):
+        """The daemon's resident set size, from /proc."""
+        with open(f'/proc/{self.proc.pid}/status') as f:
+            for line in f:
+                if line.startswith('VmRSS:'):
+                    return int(line.split()[1])
+        raise AssertionError(f'no VmRSS for collectd pid {self.proc.pid}')
 
     def stop(self, timeout=15):
         if self.proc is not None and self.proc.poll() is None:
@@ -140,7 +158,7 @@ LoadPlugin unixsock
         """collectd -T: read the config, run every init once, exit. (collectd 5.12's -t
         does not call the plugins' config callbacks at all, so it cannot check them.)"""
         return subprocess.run(['collectd', '-T', '-C', self.conf_path], capture_output=True,
-                              text=True, timeout=60)
+                              text=True, timeout=60, env=self.env)
 
     # Reading what it has -----------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Value lists and notifications with the identifiers of docs/metrics.md. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,7 +39,9 @@ dtp_id_lcore(
 }
 
 /* Value lists held back between dtp_batch_begin() and dtp_batch_end(), per thread. The
- * buffer is kept for the next read (a read thread reads the same instances again). */
+ * buffer is kept for the next read (a read thread reads the same instances again) and freed
+ * by a thread-specific key's destructor when the thread ends (collectd joins its read
+ * threads at shutdown; a thread-local pointer alone would leak the buffer then). */
 struct held {
 	value_list_t vl;
 	value_t v[4];
@@ -47,6 +50,15 @@ struct held {
 static __thread struct held *held;
 static __thread size_t nheld, capheld;
 static __thread bool holding;
+static pthread_key_t held_key;
+static pthread_once_t held_once = PTHREAD_ONCE_INIT;
+static bool held_key_ok;
+
+static void
+held_key_init(void)
+{
+	held_key_ok = pthread_key_create(&held_key, free) == 0;
+}
 
 void
 dtp_batch_begin(void)
@@ -74,10 +86,22 @@ hold_slot(void)
 		return NULL;
 	if (nheld == capheld) {
 		size_t cap = capheld ? capheld * 2 : 256;
-		struct held *h = realloc(held, cap * sizeof(*h));
+		struct held *h;
 
+		/* Without the key nothing would free the buffer: dispatch at once instead. */
+		if (pthread_once(&held_once, held_key_init) != 0 || !held_key_ok)
+			return NULL;
+		h = realloc(held, cap * sizeof(*h));
 		if (h == NULL)
 			return NULL;
+		if (pthread_setspecific(held_key, h) != 0) {
+			/* Only a thread's first call can fail (no memory), with nothing held yet.
+			 */
+			free(h);
+			held = NULL;
+			capheld = 0;
+			return NULL;
+		}
 		held = h;
 		capheld = cap;
 	}

@@ -32,10 +32,11 @@ NOTIFICATION_RE = re.compile(r'\] (?:\[\w+\] )?Notification: (.*)$')
 class Collectd:
     def __init__(self, build_dir, source_dir, config, system_plugins=(), interval=1.0,
                  hostname='dttest', ours=('dpdktel_stats',), read_threads=5, env=None,
-                 plugin_dir_source=None, netns=None, csv=True, user=None):
+                 plugin_dir_source=None, netns=None, csv=True, user=None, wrapper=()):
         """csv=False: no write plugin at all (benchmarks: the csv writer costs every
         value a few microseconds). user: a pwd entry to run collectd as (with that user's
-        groups), else root."""
+        groups), else root. wrapper: a command line to run collectd under (valgrind)."""
+        self.wrapper = list(wrapper)
         self.netns = netns  # run inside this network namespace (helpers/netns.py)
         self.build_dir = build_dir
         self.source_dir = source_dir
@@ -101,8 +102,8 @@ LoadPlugin unixsock
         if self.user is not None:
             kw = dict(user=self.user.pw_uid, group=self.user.pw_gid, cwd=self.dir,
                       extra_groups=os.getgrouplist(self.user.pw_name, self.user.pw_gid))
-        self.proc = subprocess.Popen(exec_prefix(self.netns) + ['collectd', '-f', '-C',
-                                                                self.conf_path],
+        argv = exec_prefix(self.netns) + self.wrapper + ['collectd', '-f', '-C', self.conf_path]
+        self.proc = subprocess.Popen(argv,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
                                      start_new_session=True, env=self.env, **kw)
         wait_until(lambda: self._alive() and self.command('LISTVAL') is not None, timeout,

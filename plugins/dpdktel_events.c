@@ -97,7 +97,7 @@ struct link_reading {
 #define FLAP_MAX 64
 
 struct port_ev {
-	uint16_t id;
+	unsigned int id; /* first: dtp_slot() */
 	bool present; /* in the last reading */
 	enum link_state state; /* confirmed */
 	uint64_t speed;
@@ -113,7 +113,7 @@ struct port_ev {
 };
 
 struct lcore_ev {
-	unsigned int id;
+	unsigned int id; /* first: dtp_slot() */
 	bool present;
 	enum dtel_lcore_state state; /* confirmed */
 	uint64_t since_ms;
@@ -616,20 +616,7 @@ read_links(struct ev_instance *ei, struct link_set *s)
 static struct port_ev *
 port_ev(struct ev_instance *ei, uint16_t id, bool *ret_new)
 {
-	struct port_ev *v;
-
-	*ret_new = false;
-	for (size_t i = 0; i < ei->nports; i++)
-		if (ei->ports[i].id == id)
-			return &ei->ports[i];
-	v = realloc(ei->ports, (ei->nports + 1) * sizeof(*v));
-	if (v == NULL)
-		return NULL;
-	ei->ports = v;
-	memset(&v[ei->nports], 0, sizeof(v[0]));
-	v[ei->nports].id = id;
-	*ret_new = true;
-	return &v[ei->nports++];
+	return DTP_SLOT(ei->ports, ei->nports, id, ret_new);
 }
 
 /*
@@ -886,20 +873,7 @@ poll_links(struct ev_instance *ei, uint64_t t)
 static struct lcore_ev *
 lcore_ev(struct ev_instance *ei, unsigned int id, bool *ret_new)
 {
-	struct lcore_ev *v;
-
-	*ret_new = false;
-	for (size_t i = 0; i < ei->nlcores; i++)
-		if (ei->lcores[i].id == id)
-			return &ei->lcores[i];
-	v = realloc(ei->lcores, (ei->nlcores + 1) * sizeof(*v));
-	if (v == NULL)
-		return NULL;
-	ei->lcores = v;
-	memset(&v[ei->nlcores], 0, sizeof(v[0]));
-	v[ei->nlcores].id = id;
-	*ret_new = true;
-	return &v[ei->nlcores++];
+	return DTP_SLOT(ei->lcores, ei->nlcores, id, ret_new);
 }
 
 /* The state we report: EXITED as the application says, STALLED by our own threshold. */

@@ -75,7 +75,7 @@ static bool conf_started;
 enum cut_cause { CUT_NEAR_LIMIT, CUT_DICT_FULL, CUT_ARRAY_FULL, CUT_CAUSES };
 
 struct port_state {
-	uint16_t id;
+	unsigned int id; /* first: dtp_slot() */
 	bool seen; /* in the application's last /ethdev/list */
 	uint64_t queues_moved; /* bit q: queue q moved a packet at some point */
 	bool have_info;
@@ -84,7 +84,7 @@ struct port_state {
 };
 
 struct lcore_state {
-	unsigned int id;
+	unsigned int id; /* first: dtp_slot() */
 	bool have;
 	uint64_t busy, total; /* at the previous read, for the busy percentage */
 };
@@ -354,18 +354,7 @@ read_fwd_port(struct stats_instance *si, struct port_state *ps, const struct dtp
 static struct port_state *
 port_state(struct stats_instance *si, uint16_t id)
 {
-	struct port_state *v;
-
-	for (size_t i = 0; i < si->nports; i++)
-		if (si->ports[i].id == id)
-			return &si->ports[i];
-	v = realloc(si->ports, (si->nports + 1) * sizeof(*v));
-	if (v == NULL)
-		return NULL;
-	si->ports = v;
-	memset(&v[si->nports], 0, sizeof(v[0]));
-	v[si->nports].id = id;
-	return &v[si->nports++];
+	return DTP_SLOT(si->ports, si->nports, id, NULL);
 }
 
 static void
@@ -393,18 +382,7 @@ read_port(struct stats_instance *si, uint16_t port, cdtime_t now)
 static struct lcore_state *
 lcore_state(struct stats_instance *si, unsigned int id)
 {
-	struct lcore_state *v;
-
-	for (size_t i = 0; i < si->nlcores; i++)
-		if (si->lcores[i].id == id)
-			return &si->lcores[i];
-	v = realloc(si->lcores, (si->nlcores + 1) * sizeof(*v));
-	if (v == NULL)
-		return NULL;
-	si->lcores = v;
-	memset(&v[si->nlcores], 0, sizeof(v[0]));
-	v[si->nlcores].id = id;
-	return &v[si->nlcores++];
+	return DTP_SLOT(si->lcores, si->nlcores, id, NULL);
 }
 
 /* Cycles, and the busy share of the cycles since the previous read. */

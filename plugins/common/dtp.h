@@ -200,6 +200,26 @@ bool dtp_target_young(struct dtp_target *t);
 /** The instance name of a discovered socket: its prefix, plus "_N" for dpdk_telemetry.v2:N. */
 void dtp_discovered_name(const struct dtel_socket_info *si, char *buf, size_t size);
 
+/**
+ * The per-port or per-lcore state of an instance: in an array of *n structs of `size` bytes
+ * whose first member is `unsigned int id`, the index of the one with `id` in *ret_i, appended
+ * zeroed with that id when missing (*ret_new then true; ret_new may be NULL). Returns the
+ * array, moved if it grew, which the caller stores back and owns; NULL without memory, the
+ * array then unchanged.
+ */
+void *dtp_slot(void *arr, size_t *n, size_t size, unsigned int id, size_t *ret_i, bool *ret_new);
+
+/** dtp_slot() on the array `arr` of `n` elements: a pointer to the element, or NULL. */
+#define DTP_SLOT(arr, n, id, ret_new)                                                              \
+	__extension__({                                                                            \
+		size_t i_;                                                                         \
+		__typeof__(arr) v_ = dtp_slot((arr), &(n), sizeof(*(arr)), (id), &i_, (ret_new));  \
+		_Static_assert(offsetof(__typeof__(*(arr)), id) == 0, "id first, for dtp_slot()"); \
+		if (v_ != NULL)                                                                    \
+			(arr) = v_;                                                                \
+		v_ != NULL ? &v_[i_] : NULL;                                                       \
+	})
+
 /* Dispatch ------------------------------------------------------------------------------ */
 
 /** Identifiers shared by the values of one read. */

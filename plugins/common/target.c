@@ -268,3 +268,29 @@ dtp_target_young(struct dtp_target *t)
 	up = dtp_proc_uptime(st.greeting.pid);
 	return up >= 0 && up < DTP_YOUNG_S;
 }
+
+void *
+dtp_slot(void *arr, size_t *n, size_t size, unsigned int id, size_t *ret_i, bool *ret_new)
+{
+	char *v = arr;
+	unsigned int have;
+
+	if (ret_new != NULL)
+		*ret_new = false;
+	for (size_t i = 0; i < *n; i++) {
+		memcpy(&have, v + i * size, sizeof(have));
+		if (have == id) {
+			*ret_i = i;
+			return arr;
+		}
+	}
+	v = realloc(arr, (*n + 1) * size);
+	if (v == NULL)
+		return NULL;
+	memset(v + *n * size, 0, size);
+	memcpy(v + *n * size, &id, sizeof(id));
+	if (ret_new != NULL)
+		*ret_new = true;
+	*ret_i = (*n)++;
+	return v;
+}

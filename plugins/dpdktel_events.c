@@ -78,7 +78,6 @@ static const struct dtp_option options[] = {
 };
 
 static struct dtp_conf conf;
-static bool conf_started;
 
 /* Runtime state ------------------------------------------------------------------------- */
 
@@ -1227,26 +1226,30 @@ fail:
 	return -1;
 }
 
+static bool
+known(const char *path)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&instances_lock);
+	for (size_t k = 0; k < ninstances && !found; k++)
+		found = strcmp(instances[k]->t.path, path) == 0;
+	pthread_mutex_unlock(&instances_lock);
+	return found;
+}
+
+static void
+start_discovered(const char *name, const char *path)
+{
+	instance_start(name, path, conf.global, true);
+}
+
 static void
 discover(void)
 {
-	struct dtel_socket_info *list = NULL;
-	char name[DTP_NAME_MAX];
-	int n = dtel_discover(conf.runtime_dir, 0, &list);
+	static c_complain_t dir_complaint = C_COMPLAIN_INIT_STATIC;
 
-	for (int i = 0; i < n; i++) {
-		bool known = false;
-
-		pthread_mutex_lock(&instances_lock);
-		for (size_t k = 0; k < ninstances && !known; k++)
-			known = strcmp(instances[k]->t.path, list[i].path) == 0;
-		pthread_mutex_unlock(&instances_lock);
-		if (known || list[i].error == -ENAMETOOLONG)
-			continue;
-		dtp_discovered_name(&list[i], name, sizeof(name));
-		instance_start(name, list[i].path, conf.global, true);
-	}
-	dtel_discover_free(list);
+	dtp_discover_pass(PLUGIN, conf.runtime_dir, &dir_complaint, known, start_discovered, NULL);
 }
 
 /* collectd callbacks ----------------------------------------------------------------------- */
@@ -1314,37 +1317,25 @@ events_read(user_data_t *ud)
 	return 0;
 }
 
+/* The conf starts at the first <Plugin> block, or in init for <LoadPlugin> alone. */
+static int
+conf_start(void)
+{
+	return dtp_conf_init(&conf, PLUGIN, options, sizeof(options) / sizeof(options[0]),
+		&defaults, sizeof(defaults));
+}
+
 static int
 events_config(oconfig_item_t *ci)
 {
-	if (!conf_started) {
-		if (dtp_conf_init(&conf, PLUGIN, options, sizeof(options) / sizeof(options[0]),
-			    &defaults, sizeof(defaults)) < 0)
-			return 0;
-		conf_started = true;
-	}
+	if (conf_start() < 0)
+		return 0;
 	dtp_conf_parse(&conf, ci);
 	return 0; /* errors are refused in init: see dpdktel_stats */
 }
 
-static int
-check_types(void)
-{
-	static const char *const ours[] = {"link_status", "link_speed", "link_changes",
-		"link_flapping", "lcore_state", "heartbeat_age", "stalls", "up", "restarts",
-		"telemetry_requests"};
-
-	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++) {
-		if (plugin_get_ds(ours[i]) == NULL) {
-			LOG(LOG_ERR,
-				"type '%s' is not defined: add a second TypesDB line with "
-				"dpdktel.types.db (see docs/dpdktel_events.md)",
-				ours[i]);
-			return -1;
-		}
-	}
-	return 0;
-}
+static const char *const types[] = {"link_status", "link_speed", "link_changes", "link_flapping",
+	"lcore_state", "heartbeat_age", "stalls", "up", "restarts", "telemetry_requests"};
 
 /* PollInterval must leave room for a request that times out. */
 static int
@@ -1376,17 +1367,14 @@ check_poll(const struct dtp_conf *c)
 static int
 events_init(void)
 {
-	if (!conf_started) {
-		if (dtp_conf_init(&conf, PLUGIN, options, sizeof(options) / sizeof(options[0]),
-			    &defaults, sizeof(defaults)) < 0)
-			return -1;
-		conf_started = true;
-	}
+	if (conf_start() < 0)
+		return -1;
 	if (dtp_conf_validate(&conf) < 0 || check_poll(&conf) < 0) {
 		LOG(LOG_ERR, "configuration errors (see above): not watching anything");
 		return -1;
 	}
-	if (check_types() < 0)
+	if (!dtp_types_defined(
+		    PLUGIN, types, sizeof(types) / sizeof(types[0]), "docs/dpdktel_events.md"))
 		return -1;
 	for (size_t i = 0; i < conf.ninst; i++)
 		if (instance_start(conf.inst[i].name, conf.inst[i].socket_path, conf.inst[i].opts,
@@ -1419,7 +1407,6 @@ events_shutdown(void)
 	ninstances = 0;
 	pthread_mutex_unlock(&instances_lock);
 	dtp_conf_free(&conf);
-	conf_started = false;
 	return 0;
 }
 

@@ -67,7 +67,6 @@ static const struct dtp_option options[] = {
 };
 
 static struct dtp_conf conf;
-static bool conf_started;
 
 /* Runtime state ------------------------------------------------------------------------- */
 
@@ -815,36 +814,33 @@ retire_vanished(const struct dtel_socket_info *list, int n)
 	pthread_mutex_unlock(&instances_lock);
 }
 
+static bool
+known(const char *path)
+{
+	bool found;
+
+	pthread_mutex_lock(&instances_lock);
+	found = find_by_path(path) != NULL;
+	pthread_mutex_unlock(&instances_lock);
+	return found;
+}
+
+static void
+start_discovered(const char *name, const char *path)
+{
+	instance_start(name, path, conf.global, true);
+}
+
 static int
 discover_read(user_data_t *ud)
 {
-	struct dtel_socket_info *list = NULL;
 	static c_complain_t dir_complaint = C_COMPLAIN_INIT_STATIC;
-	char name[DTP_NAME_MAX];
+	struct dtel_socket_info *list = NULL;
 	int n;
 
 	(void)ud;
-	n = dtel_discover(conf.runtime_dir, 0, &list);
-	if (n < 0) {
-		c_complain_once(LOG_WARNING, &dir_complaint,
-			PLUGIN " plugin: cannot read the DPDK runtime dir %s: %s", conf.runtime_dir,
-			dtel_strerror(n));
-		n = 0;
-	} else {
-		c_release(LOG_INFO, &dir_complaint, PLUGIN " plugin: reading %s again",
-			conf.runtime_dir);
-	}
-	for (int i = 0; i < n; i++) {
-		bool known;
-
-		pthread_mutex_lock(&instances_lock);
-		known = find_by_path(list[i].path) != NULL;
-		pthread_mutex_unlock(&instances_lock);
-		if (known || list[i].error == -ENAMETOOLONG)
-			continue;
-		dtp_discovered_name(&list[i], name, sizeof(name));
-		instance_start(name, list[i].path, conf.global, true);
-	}
+	n = dtp_discover_pass(
+		PLUGIN, conf.runtime_dir, &dir_complaint, known, start_discovered, &list);
 	retire_vanished(list, n);
 	dtel_discover_free(list);
 	return 0;
@@ -852,15 +848,19 @@ discover_read(user_data_t *ud)
 
 /* collectd callbacks ----------------------------------------------------------------------- */
 
+/* The conf starts at the first <Plugin> block, or in init for <LoadPlugin> alone. */
+static int
+conf_start(void)
+{
+	return dtp_conf_init(&conf, PLUGIN, options, sizeof(options) / sizeof(options[0]),
+		&defaults, sizeof(defaults));
+}
+
 static int
 stats_config(oconfig_item_t *ci)
 {
-	if (!conf_started) {
-		if (dtp_conf_init(&conf, PLUGIN, options, sizeof(options) / sizeof(options[0]),
-			    &defaults, sizeof(defaults)) < 0)
-			return 0;
-		conf_started = true;
-	}
+	if (conf_start() < 0)
+		return 0;
 	dtp_conf_parse(&conf, ci);
 	/* Errors are reported now and refused in init: a config callback that fails would stop
 	 * collectd from starting at all. */
@@ -869,40 +869,22 @@ stats_config(oconfig_item_t *ci)
 
 /* Our types come from dpdktel.types.db: without it every value would be refused, one
  * error line at a time. */
-static int
-check_types(void)
-{
-	static const char *const ours[] = {"xstat", "link_speed", "up", "queue_packets",
-		"lcore_cycles", "heap_bytes", "telemetry_requests"};
-
-	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++) {
-		if (plugin_get_ds(ours[i]) == NULL) {
-			LOG(LOG_ERR,
-				"type '%s' is not defined: add a second TypesDB line with "
-				"dpdktel.types.db (see docs/dpdktel_stats.md)",
-				ours[i]);
-			return -1;
-		}
-	}
-	return 0;
-}
+static const char *const types[] = {"xstat", "link_speed", "up", "queue_packets", "lcore_cycles",
+	"heap_bytes", "telemetry_requests"};
 
 static int
 stats_init(void)
 {
-	if (!conf_started) {
-		/* <LoadPlugin> without a <Plugin> block: discover with the defaults. */
-		if (dtp_conf_init(&conf, PLUGIN, options, sizeof(options) / sizeof(options[0]),
-			    &defaults, sizeof(defaults)) < 0)
-			return -1;
-		conf_started = true;
-	}
+	/* <LoadPlugin> without a <Plugin> block: discover with the defaults. */
+	if (conf_start() < 0)
+		return -1;
 	if (dtp_conf_validate(&conf) < 0) {
 		LOG(LOG_ERR, "%d configuration error%s (see above): not collecting anything",
 			conf.errors, conf.errors == 1 ? "" : "s");
 		return -1;
 	}
-	if (check_types() < 0)
+	if (!dtp_types_defined(
+		    PLUGIN, types, sizeof(types) / sizeof(types[0]), "docs/dpdktel_stats.md"))
 		return -1;
 	for (size_t i = 0; i < conf.ninst; i++)
 		if (instance_start(conf.inst[i].name, conf.inst[i].socket_path, conf.inst[i].opts,
@@ -921,7 +903,6 @@ stats_shutdown(void)
 	/* collectd has stopped the read threads and freed the instances with their read
 	 * callbacks by now: nothing points into the conf any more. */
 	dtp_conf_free(&conf);
-	conf_started = false;
 	return 0;
 }
 

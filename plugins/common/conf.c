@@ -358,6 +358,8 @@ int
 dtp_conf_init(struct dtp_conf *c, const char *plugin, const struct dtp_option *table, size_t ntable,
 	const void *defaults, size_t opts_size)
 {
+	if (c->global != NULL)
+		return 0;
 	memset(c, 0, sizeof(*c));
 	c->plugin = plugin;
 	c->table = table;

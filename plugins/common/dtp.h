@@ -99,8 +99,10 @@ struct dtp_conf {
 };
 
 /**
- * Start a conf: @defaults (opts_size bytes) are copied as the global values. Returns 0 or
- * -ENOMEM.
+ * Start a conf: @defaults (opts_size bytes) are copied as the global values. A conf already
+ * started is left as it is (a zeroed one, or one after dtp_conf_free(), is not), so the
+ * config callback of each <Plugin> block and init (for <LoadPlugin> alone) both call it.
+ * Returns 0 or -ENOMEM.
  */
 int dtp_conf_init(struct dtp_conf *c, const char *plugin, const struct dtp_option *table,
 	size_t ntable, const void *defaults, size_t opts_size);
@@ -199,6 +201,22 @@ bool dtp_target_young(struct dtp_target *t);
 
 /** The instance name of a discovered socket: its prefix, plus "_N" for dpdk_telemetry.v2:N. */
 void dtp_discovered_name(const struct dtel_socket_info *si, char *buf, size_t size);
+
+/**
+ * One discovery pass over @dir: start(name, path) for every socket that is not known(path)
+ * (names from dtp_discovered_name()). A dir that cannot be read is logged once through
+ * @complaint (and its return once), and counts as empty. Returns the number of sockets;
+ * with @ret_list the list, which the caller frees with dtel_discover_free(), else freed here.
+ */
+int dtp_discover_pass(const char *plugin, const char *dir, c_complain_t *complaint,
+	bool (*known)(const char *path), void (*start)(const char *name, const char *path),
+	struct dtel_socket_info **ret_list);
+
+/**
+ * Whether every type in @types is in collectd's types (TypesDB); else one error naming the
+ * missing type and @doc, where dpdktel.types.db is explained.
+ */
+bool dtp_types_defined(const char *plugin, const char *const *types, size_t n, const char *doc);
 
 /**
  * The per-port or per-lcore state of an instance: in an array of *n structs of `size` bytes

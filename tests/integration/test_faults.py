@@ -277,8 +277,8 @@ def test_socket_removed_under_a_live_connection(build_dir, source_dir, fwd_bin):
         assert not messages(cd, 'dpdktel_events')
 
 
-def mimic_config(path, stats_extra=''):
-    return both_config({'app': path}, stats_extra=stats_extra)
+def mimic_config(path, stats_extra='', events_extra=''):
+    return both_config({'app': path}, stats_extra=stats_extra, events_extra=events_extra)
 
 
 CLOSED = 'closed the connection: it exited or restarted'
@@ -334,23 +334,26 @@ def test_runtime_dir_removed_and_back(build_dir, source_dir, tmpdir_ro):
     prefix_dir = os.path.join(runtime, 'dtrt')
     os.makedirs(prefix_dir)
     path = os.path.join(prefix_dir, 'dpdk_telemetry.v2')
-    stats_discover = f'  Discover true\n  RuntimeDir "{runtime}"\n'
+    discover = f'  Discover true\n  RuntimeDir "{runtime}"\n'
     with FakeDpdk(path) as fake, Collectd(build_dir, source_dir,
-                                           mimic_config(path, stats_discover),
+                                           mimic_config(path, discover, discover),
                                            interval=INTERVAL, ours=BOTH) as cd:
         cd.wait_value('dpdktel_stats-app/up', lambda r: r[1] == [1], what='up 1')
         fake.unbind()
         fake.drop_clients()
         shutil.rmtree(runtime)
         wait_down(cd, time.time(), 'is not running (no socket)')
-        wait_until(lambda: f'dpdktel_stats plugin: cannot read the DPDK runtime dir {runtime}'
-                   in cd.log(), 5, 'runtime dir message')
+        for plugin in BOTH:
+            wait_until(lambda: f'{plugin} plugin: cannot read the DPDK runtime dir {runtime}'
+                       in cd.log(), 5, f'{plugin} runtime dir message')
         t = time.time()
         os.makedirs(prefix_dir)
         fake.bind()
         wait_back(cd, t)
-        wait_until(lambda: f'dpdktel_stats plugin: reading {runtime} again' in cd.log(), 5,
-                   'runtime dir back')
-        assert cd.log().count('cannot read the DPDK runtime dir') == 1
+        for plugin in BOTH:
+            wait_until(lambda: f'{plugin} plugin: reading {runtime} again' in cd.log(), 5,
+                       f'{plugin} runtime dir back')
+        # Once per plugin, however many passes found it missing.
+        assert cd.log().count('cannot read the DPDK runtime dir') == 2
         # The socket was collected once, under its configured name.
-        assert not [i for i in cd.listval() if 'dpdktel_stats-dtrt' in i]
+        assert not [i for i in cd.listval() if '-dtrt' in i]

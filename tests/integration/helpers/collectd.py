@@ -8,13 +8,13 @@ import glob
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
 
 from . import sanitizers
 from .netns import exec_prefix
+from .process import end
 from .wait import Fatal, wait_until
 
 SYSTEM_PLUGINS = '/usr/lib/collectd'
@@ -131,14 +131,7 @@ LoadPlugin unixsock
         raise AssertionError(f'no VmRSS for collectd pid {self.proc.pid}')
 
     def stop(self, timeout=15):
-        if self.proc is not None and self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                os.kill(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout)
-        return self.proc.returncode if self.proc else None
+        return end(self.proc, timeout=timeout)
 
     def cleanup(self):
         self.stop()

@@ -7,12 +7,12 @@ Values are fed with `collectdctl -s <socket> putval`, as a plugin would dispatch
 import grp
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
 import urllib.request
 
+from .process import end
 from .wait import wait_until
 
 STOCK_PLUGIN_DIR = '/usr/lib/collectd'
@@ -140,13 +140,7 @@ class Collectd:
 
     def stop(self, timeout=15):
         """End collectd by PID (SIGTERM, then SIGKILL) and remove its directory."""
-        if self.running():
-            os.kill(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                os.kill(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout)
+        end(self.proc, timeout=timeout)
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self):

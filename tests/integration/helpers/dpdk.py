@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 
 from . import telemetry
+from .process import end
 from .wait import Fatal, wait_until
 
 RUNTIME_DIR = '/var/run/dpdk'
@@ -115,13 +116,7 @@ class DpdkApp:
         """End the process by PID; returns its exit code. SIGKILL if it does not exit."""
         if self.proc is None:
             return None
-        if self.running():
-            os.kill(self.proc.pid, sig)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                os.kill(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout)
+        end(self.proc, sig, timeout)
         if self.proc.stdin:
             self.proc.stdin.close()
         return self.proc.returncode

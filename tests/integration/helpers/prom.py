@@ -14,7 +14,6 @@ import copy
 import json
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -25,6 +24,7 @@ import yaml
 
 from .collectd_daemon import free_port
 from .netns import exec_prefix, run_in
+from .process import end
 from .wait import wait_until
 
 SOURCE = os.environ.get('DTEL_SOURCE_DIR',
@@ -167,13 +167,7 @@ class Prometheus:
 
     def stop(self, timeout=15):
         """End Prometheus by PID (SIGTERM, then SIGKILL) and remove its directory."""
-        if self.running():
-            os.kill(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                os.kill(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout)
+        end(self.proc, timeout=timeout)
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self):

@@ -15,6 +15,7 @@ import pytest
 from helpers import dpdk
 from helpers.collectd import Collectd
 from helpers.fakedpdk import FakeDpdk
+from helpers.process import status_field
 from helpers.users import throwaway_users
 from helpers.wait import wait_until
 from test_faults import BOTH, INTERVAL, both_config, identifiers, HEALTH, ours_logged
@@ -38,11 +39,7 @@ def users():
 
 
 def uid_of(pid):
-    with open(f'/proc/{pid}/status') as f:
-        for line in f:
-            if line.startswith('Uid:'):
-                return int(line.split()[1])
-    raise AssertionError(f'no Uid for {pid}')
+    return status_field(pid, 'Uid')
 
 
 def wait_refused(cd, since):

@@ -14,7 +14,7 @@ import tempfile
 
 from . import sanitizers
 from .netns import exec_prefix
-from .process import end
+from .process import end, status_field
 from .wait import Fatal, wait_until
 
 SYSTEM_PLUGINS = '/usr/lib/collectd'
@@ -124,11 +124,7 @@ LoadPlugin unixsock
 
     def rss_kib(self):
         """The daemon's resident set size, from /proc."""
-        with open(f'/proc/{self.proc.pid}/status') as f:
-            for line in f:
-                if line.startswith('VmRSS:'):
-                    return int(line.split()[1])
-        raise AssertionError(f'no VmRSS for collectd pid {self.proc.pid}')
+        return status_field(self.proc.pid, 'VmRSS')
 
     def stop(self, timeout=15):
         return end(self.proc, timeout=timeout)

@@ -17,3 +17,12 @@ def end(proc, sig=signal.SIGTERM, timeout=15):
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(timeout)
     return proc.returncode
+
+
+def status_field(pid, name):
+    """The first number of a line of /proc/<pid>/status (VmRSS in KiB, Uid: the real uid)."""
+    with open(f'/proc/{pid}/status') as f:
+        for line in f:
+            if line.startswith(name + ':'):
+                return int(line.split()[1])
+    raise AssertionError(f'no {name} in /proc/{pid}/status')

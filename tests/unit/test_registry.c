@@ -122,6 +122,21 @@ query_echo(struct dtel_shared *sh, int timeout_ms)
 	return ret;
 }
 
+/* Application a (then b, the same socket path) in a new temp dir, and a shared session. */
+static struct fake_server *
+start_in_tmpdir(char *dir, char *path, size_t size, struct fake_config *a, struct fake_config *b,
+	struct dtel_shared **ret_sh)
+{
+	struct fake_server *fs;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, size, "%s/dpdk_telemetry.v2", dir);
+	a->path = b->path = path;
+	fs = fs_start_path(a);
+	assert_int_equal(dtel_shared_get(path, ret_sh), 0);
+	return fs;
+}
+
 static void
 restart_changes_generation(void **state)
 {
@@ -129,14 +144,9 @@ restart_changes_generation(void **state)
 	struct fake_config a = {.pid = 100}, b = {.pid = 200};
 	struct dtel_shared_status st;
 	struct dtel_shared *sh;
-	struct fake_server *fs;
+	struct fake_server *fs = start_in_tmpdir(dir, path, sizeof(path), &a, &b, &sh);
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/dpdk_telemetry.v2", dir);
-	a.path = b.path = path;
-	fs = fs_start_path(&a);
-	assert_int_equal(dtel_shared_get(path, &sh), 0);
 	dtel_shared_status(sh, &st);
 	assert_int_equal(st.generation, 0);
 	assert_false(st.connected);
@@ -269,14 +279,9 @@ new_socket_skips_backoff(void **state)
 	struct fake_config a = {.pid = 100}, b = {.pid = 200};
 	struct dtel_shared_status st;
 	struct dtel_shared *sh;
-	struct fake_server *fs;
+	struct fake_server *fs = start_in_tmpdir(dir, path, sizeof(path), &a, &b, &sh);
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/dpdk_telemetry.v2", dir);
-	a.path = b.path = path;
-	fs = fs_start_path(&a);
-	assert_int_equal(dtel_shared_get(path, &sh), 0);
 	assert_int_equal(query_echo(sh, 500), 0);
 	/* Killed: the socket file stays (stale), connecting fails and backs off. */
 	fs_stop(fs);

@@ -14,7 +14,7 @@ import tempfile
 
 from . import sanitizers
 from .netns import exec_prefix
-from .process import end, status_field
+from .process import end, read_log, status_field
 from .wait import Fatal, wait_until
 
 SYSTEM_PLUGINS = '/usr/lib/collectd'
@@ -153,11 +153,7 @@ LoadPlugin unixsock
     # Reading what it has -----------------------------------------------------------------
 
     def log(self):
-        try:
-            with open(self.log_path, errors='replace') as f:
-                return f.read()
-        except FileNotFoundError:
-            return ''
+        return read_log(self.log_path)
 
     def notifications(self):
         """Notifications as the logfile plugin wrote them, as dicts."""

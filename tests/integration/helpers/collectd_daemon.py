@@ -12,7 +12,7 @@ import subprocess
 import tempfile
 import urllib.request
 
-from .process import end
+from .process import Daemon, read_log
 from .wait import wait_until
 
 STOCK_PLUGIN_DIR = '/usr/lib/collectd'
@@ -26,7 +26,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-class Collectd:
+class Collectd(Daemon):
     """body: configuration after the common header (LoadPlugin lines, <Plugin> blocks).
 
     plugins: stock plugin names to copy; plugin_files: paths of other .so files (ours).
@@ -75,11 +75,7 @@ class Collectd:
         self.proc = None
 
     def log(self):
-        try:
-            with open(self.log_path, errors='replace') as f:
-                return f.read()
-        except FileNotFoundError:
-            return ''
+        return read_log(self.log_path)
 
     def test_config(self, timeout=30):
         """`collectd -T`: configure, initialise and read once, then exit. (`-t` only parses
@@ -135,16 +131,5 @@ class Collectd:
                 if p.returncode != 0:
                     raise RuntimeError(f'collectdctl putval {identifier}: {out}')
 
-    def running(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    def stop(self, timeout=15):
-        """End collectd by PID (SIGTERM, then SIGKILL) and remove its directory."""
-        end(self.proc, timeout=timeout)
-        shutil.rmtree(self.dir, ignore_errors=True)
-
     def __enter__(self):
         return self
-
-    def __exit__(self, *exc):
-        self.stop()

@@ -1,5 +1,6 @@
 """Ending the processes a test started: by PID, never by name."""
 import os
+import shutil
 import signal
 import subprocess
 
@@ -26,3 +27,31 @@ def status_field(pid, name):
             if line.startswith(name + ':'):
                 return int(line.split()[1])
     raise AssertionError(f'no {name} in /proc/{pid}/status')
+
+
+def read_log(path):
+    """The text of a process's log file; '' before the process has written one."""
+    try:
+        with open(path, errors='replace') as f:
+            return f.read()
+    except FileNotFoundError:
+        return ''
+
+
+class Daemon:
+    """A daemon of a test in a temporary dir of its own: `proc` (a Popen, or None before it
+    starts) and `dir`. stop() ends it by PID and removes the dir; so does leaving a with."""
+
+    proc = None
+    dir = None
+
+    def running(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, timeout=15):
+        end(self.proc, timeout=timeout)
+        if self.dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __exit__(self, *exc):
+        self.stop()

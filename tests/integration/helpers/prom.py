@@ -13,7 +13,6 @@ checks what users paste. Intervals default to 1 s so rules fire within seconds o
 import copy
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 import time
@@ -24,7 +23,7 @@ import yaml
 
 from .collectd_daemon import free_port
 from .netns import exec_prefix, run_in
-from .process import end
+from .process import Daemon, read_log
 from .wait import wait_until
 
 SOURCE = os.environ.get('DTEL_SOURCE_DIR',
@@ -59,7 +58,7 @@ class PrometheusError(AssertionError):
     pass
 
 
-class Prometheus:
+class Prometheus(Daemon):
     def __init__(self, targets, scrape_interval='1s', evaluation_interval='1s',
                  rule_files=(RULES,), binary='prometheus', netns=None):
         self.netns = netns  # run inside this network namespace (helpers/netns.py)
@@ -78,11 +77,7 @@ class Prometheus:
         return f'http://127.0.0.1:{self.port}'
 
     def log(self):
-        try:
-            with open(self.log_path, errors='replace') as f:
-                return f.read()
-        except FileNotFoundError:
-            return ''
+        return read_log(self.log_path)
 
     def start(self, timeout=30, attempts=3):
         """Start and wait until /-/ready. A port taken between choosing and binding it
@@ -162,20 +157,9 @@ class Prometheus:
             return ts and all(t['health'] == 'up' for t in ts)
         return wait_until(up, timeout, f'{JOB} targets up in {self.url}/targets')
 
-    def running(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    def stop(self, timeout=15):
-        """End Prometheus by PID (SIGTERM, then SIGKILL) and remove its directory."""
-        end(self.proc, timeout=timeout)
-        shutil.rmtree(self.dir, ignore_errors=True)
-
     def __enter__(self):
         try:
             return self.start()
         except BaseException:
             self.stop()  # __exit__ does not run when __enter__ raises
             raise
-
-    def __exit__(self, *exc):
-        self.stop()

@@ -266,7 +266,7 @@ def test_socket_removed_under_a_live_connection(build_dir, source_dir, fwd_bin):
     app = dpdk.fwd(fwd_bin, app_args=['--idle-sleep-us', '100'])
     with app, Collectd(build_dir, source_dir, both_config({'f': app.socket}),
                        interval=INTERVAL, ours=BOTH) as cd:
-        cd.wait_value('dpdktel_stats-f/up', lambda r: r[1] == [1], what='up 1')
+        wait_up(cd, 'f')
         os.unlink(app.socket)
         gone = time.time()
         for plugin in BOTH:
@@ -275,6 +275,13 @@ def test_socket_removed_under_a_live_connection(build_dir, source_dir, fwd_bin):
             assert all(r[1] == [1] for r in cd.csv(f'{plugin}-f/up') if r[0] > gone)
         assert not ours_logged(cd, 'f')
         assert not messages(cd, 'dpdktel_events')
+
+
+def wait_up(cd, name):
+    """Both plugins read `name` (the events poll thread and the stats read callback start
+    independently: one being up says nothing of the other)."""
+    for plugin in BOTH:
+        cd.wait_value(f'{plugin}-{name}/up', lambda r: r[1] == [1], what=f'{plugin} up 1')
 
 
 def mimic_config(path, stats_extra='', events_extra=''):
@@ -314,7 +321,7 @@ def test_socket_file_removed_and_back(build_dir, source_dir, tmpdir_ro):
     path = os.path.join(tmpdir_ro, 'dpdk_telemetry.v2')
     with FakeDpdk(path) as fake, Collectd(build_dir, source_dir, mimic_config(path),
                                            interval=INTERVAL, ours=BOTH) as cd:
-        cd.wait_value('dpdktel_stats-app/up', lambda r: r[1] == [1], what='up 1')
+        wait_up(cd, 'app')
         # The socket file goes and the application's connections drop (as when it exits).
         fake.unbind()
         fake.drop_clients()
@@ -338,7 +345,7 @@ def test_runtime_dir_removed_and_back(build_dir, source_dir, tmpdir_ro):
     with FakeDpdk(path) as fake, Collectd(build_dir, source_dir,
                                            mimic_config(path, discover, discover),
                                            interval=INTERVAL, ours=BOTH) as cd:
-        cd.wait_value('dpdktel_stats-app/up', lambda r: r[1] == [1], what='up 1')
+        wait_up(cd, 'app')
         fake.unbind()
         fake.drop_clients()
         shutil.rmtree(runtime)

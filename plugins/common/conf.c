@@ -230,22 +230,17 @@ instance_string(struct dtp_conf *c, const oconfig_item_t *ci, const char *where,
 	memcpy(dst, ci->values[0].value.string, strlen(ci->values[0].value.string) + 1);
 }
 
-/* A name ending in ".port<N>" or ".lcore<N>" would be read as a port or lcore of another
- * instance once the plugin instance is split into labels (docs/grafana.md). */
-static bool
-ambiguous_suffix(const char *s)
+bool
+dtp_name_ambiguous(const char *s)
 {
 	static const char *const suffixes[] = {".port", ".lcore"};
+	const char *dot = strrchr(s, '.');
 
-	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
-		const char *p = strstr(s, suffixes[i]), *last = NULL;
+	for (size_t i = 0; dot != NULL && i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t n = strlen(suffixes[i]);
 
-		for (; p != NULL; p = strstr(p + 1, suffixes[i]))
-			last = p;
-		if (last == NULL)
-			continue;
-		last += strlen(suffixes[i]);
-		if (*last != '\0' && strspn(last, "0123456789") == strlen(last))
+		if (strncmp(dot, suffixes[i], n) == 0 && dot[n] != '\0' &&
+			strspn(dot + n, "0123456789") == strlen(dot + n))
 			return true;
 	}
 	return false;
@@ -255,7 +250,7 @@ ambiguous_suffix(const char *s)
 static bool
 valid_name(const char *s)
 {
-	if (s[0] == '\0' || strlen(s) >= DTP_NAME_MAX || ambiguous_suffix(s))
+	if (s[0] == '\0' || strlen(s) >= DTP_NAME_MAX || dtp_name_ambiguous(s))
 		return false;
 	for (; *s; s++)
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||

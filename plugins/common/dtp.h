@@ -122,6 +122,13 @@ int dtp_conf_validate(struct dtp_conf *c);
 /** Free everything the conf owns (not the struct). Accepts a zeroed conf. */
 void dtp_conf_free(struct dtp_conf *c);
 
+/**
+ * True when instance name @s ends in ".port<N>" or ".lcore<N>": it would be read as a port
+ * or lcore of another instance once the plugin instance is split into labels
+ * (docs/grafana.md).
+ */
+bool dtp_name_ambiguous(const char *s);
+
 /** True when port @id is selected. */
 bool dtp_ports_has(const struct dtp_ports *p, unsigned int id);
 

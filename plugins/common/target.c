@@ -204,16 +204,12 @@ dtp_target_restarted(struct dtp_target *t, long *ret_old_pid)
 void
 dtp_discovered_name(const struct dtel_socket_info *si, char *buf, size_t size)
 {
-	char *dot;
-
 	if (si->index == 0)
 		snprintf(buf, size, "%s", si->prefix);
 	else
 		snprintf(buf, size, "%s_%u", si->prefix, si->index);
-	/* "a.port1" would read as port 1 of instance "a" once split into labels. */
-	dot = strrchr(buf, '.');
-	if (dot != NULL && (strncmp(dot, ".port", 5) == 0 || strncmp(dot, ".lcore", 6) == 0))
-		*dot = '_';
+	if (dtp_name_ambiguous(buf))
+		*strrchr(buf, '.') = '_';
 }
 
 static bool

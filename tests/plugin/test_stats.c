@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "common/dtp.h"
 #include "fake_collectd.h"
 #include "fake_server.h"
 #include "test_util.h"
@@ -710,6 +711,32 @@ struct bad_conf {
 	const char *message; /* expected in the log */
 };
 
+/* Names that would read as another instance's port or lcore: refused in the configuration
+ * (bad_configurations_refused), renamed with an underscore when discovered. */
+static void
+ambiguous_names(void **state)
+{
+	struct dtel_socket_info si = {.prefix = "lab.port3"};
+	char name[DTP_NAME_MAX];
+
+	(void)state;
+	assert_true(dtp_name_ambiguous("a.port3"));
+	assert_true(dtp_name_ambiguous("x.y.lcore12"));
+	assert_false(dtp_name_ambiguous("a.port"));
+	assert_false(dtp_name_ambiguous("a.portx"));
+	assert_false(dtp_name_ambiguous("a.port3.x"));
+	assert_false(dtp_name_ambiguous("lcore1"));
+	dtp_discovered_name(&si, name, sizeof(name));
+	assert_string_equal(name, "lab_port3");
+	si.index = 2;
+	dtp_discovered_name(&si, name, sizeof(name));
+	assert_string_equal(name, "lab.port3_2");
+	snprintf(si.prefix, sizeof(si.prefix), "edge.lcore");
+	si.index = 0;
+	dtp_discovered_name(&si, name, sizeof(name));
+	assert_string_equal(name, "edge.lcore");
+}
+
 static void
 bad_configurations_refused(void **state)
 {
@@ -860,6 +887,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			command_list_read_once_when_not_starting, setup, teardown),
 		cmocka_unit_test_setup_teardown(discovery_finds_sockets, setup, teardown),
+		cmocka_unit_test(ambiguous_names),
 		cmocka_unit_test_setup_teardown(bad_configurations_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(every_option_accepted, setup, teardown),
 		cmocka_unit_test_setup_teardown(several_errors_all_reported, setup, teardown),

@@ -128,14 +128,15 @@ derive(struct stats_instance *si, const struct dtp_id *id, const char *type, con
 	}
 }
 
-/* A reply to "<cmd>,<port>" that cannot be used (see dtp_bad_reply). */
+/* A reply to "<cmd>,<port>" that cannot be used, n values of it (see dtp_bad_reply). */
 static void
-bad_port_reply(struct stats_instance *si, const struct port_state *ps, const char *cmd, int err)
+bad_port_reply(struct stats_instance *si, const struct port_state *ps, const char *cmd, int err,
+	uint64_t n)
 {
 	char what[64];
 
 	snprintf(what, sizeof(what), "%s,%u", cmd, ps->id);
-	dtp_bad_reply(&si->t, what, err, 1);
+	dtp_bad_reply(&si->t, what, err, n);
 }
 
 static void
@@ -172,13 +173,6 @@ note_cut(struct stats_instance *si, struct port_state *ps, const char *cmd, unsi
 	}
 }
 
-/* Query "<cmd>,<port>". */
-static int
-port_query(struct stats_instance *si, struct port_state *ps, const char *cmd, struct dtel_reply *r)
-{
-	return dtp_query_id(&si->t, cmd, ps->id, r);
-}
-
 /* Per port --------------------------------------------------------------------------------- */
 
 static void
@@ -209,12 +203,12 @@ read_basic(struct stats_instance *si, struct port_state *ps, const struct dtp_id
 	struct dtel_reply r;
 	int ret;
 
-	if (port_query(si, ps, "/ethdev/stats", &r) < 0)
+	if (dtp_query_id(&si->t, "/ethdev/stats", ps->id, &r) < 0)
 		return;
 	ret = dtel_parse_port_stats(&r, &st);
 	dtel_reply_release(&r);
 	if (ret < 0) {
-		bad_port_reply(si, ps, "/ethdev/stats", ret); /* nothing from it */
+		bad_port_reply(si, ps, "/ethdev/stats", ret, 1); /* nothing from it */
 		return;
 	}
 	derive(si, id, "if_packets", NULL, (uint64_t[]){st.ipackets, st.opackets}, 2);
@@ -254,22 +248,18 @@ read_xstats(struct stats_instance *si, struct port_state *ps, const struct dtp_i
 	struct dtel_reply r;
 	int ret;
 
-	if (port_query(si, ps, "/ethdev/xstats", &r) < 0)
+	if (dtp_query_id(&si->t, "/ethdev/xstats", ps->id, &r) < 0)
 		return;
 	ret = dtel_parse_xstats(&r, &x);
 	dtel_reply_release(&r);
 	if (ret < 0) {
-		bad_port_reply(si, ps, "/ethdev/xstats", ret);
+		bad_port_reply(si, ps, "/ethdev/xstats", ret, 1);
 		return;
 	}
 	/* Whatever did arrive is dispatched, cut or not; entries that are not counters are not. */
 	note_cut(si, ps, "/ethdev/xstats", x.flags);
-	if (x.nb_invalid > 0) {
-		char what[64];
-
-		snprintf(what, sizeof(what), "/ethdev/xstats,%u", ps->id);
-		dtp_bad_reply(&si->t, what, -EPROTO, x.nb_invalid);
-	}
+	if (x.nb_invalid > 0)
+		bad_port_reply(si, ps, "/ethdev/xstats", -EPROTO, x.nb_invalid);
 	if (!si->globs_checked)
 		check_globs(si, ps, &x);
 	for (size_t i = 0; i < x.n; i++)
@@ -285,12 +275,12 @@ read_link(struct stats_instance *si, struct port_state *ps, const struct dtp_id 
 	struct dtel_reply r;
 	int ret;
 
-	if (port_query(si, ps, "/ethdev/link_status", &r) < 0)
+	if (dtp_query_id(&si->t, "/ethdev/link_status", ps->id, &r) < 0)
 		return;
 	ret = dtel_parse_link(&r, &l);
 	dtel_reply_release(&r);
 	if (ret < 0) {
-		bad_port_reply(si, ps, "/ethdev/link_status", ret);
+		bad_port_reply(si, ps, "/ethdev/link_status", ret, 1);
 		return;
 	}
 	if (l.speed_mbps != DTEL_SPEED_UNKNOWN)
@@ -304,11 +294,11 @@ read_info(struct stats_instance *si, struct port_state *ps, const struct dtp_id 
 	struct dtel_reply r;
 	int ret;
 
-	if (!ps->have_info && port_query(si, ps, "/ethdev/info", &r) == 0) {
+	if (!ps->have_info && dtp_query_id(&si->t, "/ethdev/info", ps->id, &r) == 0) {
 		ret = dtel_parse_port_info(&r, &ps->info);
 		ps->have_info = ret == 0 && ps->info.port_id == ps->id;
 		if (ret < 0)
-			bad_port_reply(si, ps, "/ethdev/info", ret);
+			bad_port_reply(si, ps, "/ethdev/info", ret, 1);
 		else if (!ps->have_info)
 			si->t.invalid++; /* the answer for another port (the 22.11 race) */
 		dtel_reply_release(&r);
@@ -329,12 +319,12 @@ read_fwd_port(struct stats_instance *si, struct port_state *ps, const struct dtp
 	struct dtel_dict d;
 	int ret;
 
-	if (port_query(si, ps, "/fwd/port", &r) < 0)
+	if (dtp_query_id(&si->t, "/fwd/port", ps->id, &r) < 0)
 		return;
 	ret = dtel_parse_dict(&r, "/fwd/port", &d);
 	dtel_reply_release(&r);
 	if (ret < 0) {
-		bad_port_reply(si, ps, "/fwd/port", ret);
+		bad_port_reply(si, ps, "/fwd/port", ret, 1);
 		return;
 	}
 	pid = dtel_dict_find(&d, "port_id");
@@ -342,7 +332,7 @@ read_fwd_port(struct stats_instance *si, struct port_state *ps, const struct dtp
 	/* The reply names its port: an answer for another one (the 22.11 race) is refused. */
 	if (pid == NULL || pid->type != DTEL_VALUE_U64 || drop == NULL ||
 		drop->type != DTEL_VALUE_U64)
-		bad_port_reply(si, ps, "/fwd/port", -EPROTO);
+		bad_port_reply(si, ps, "/fwd/port", -EPROTO, 1);
 	else if (pid->v.u64 != ps->id)
 		si->t.invalid++;
 	else

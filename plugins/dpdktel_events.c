@@ -796,6 +796,7 @@ confirm_link(struct ev_instance *ei, const struct link_reading *r)
 {
 	return !ei->o->link_confirm || link_again(ei, r);
 }
+
 /* Apply one reading of a port; true when its values changed (dispatch them now). */
 static bool
 apply_link(struct ev_instance *ei, const struct link_reading *r, uint64_t t)

@@ -58,7 +58,10 @@ def test_link_down_and_up_on_testpmd(build_dir, source_dir):
 
 def test_instance_gone_back_restarted(build_dir, source_dir):
     app, _ = tap_pmd('g')
-    with app, Collectd(build_dir, source_dir, events_config(app.socket),
+    # Timeout 1: testpmd setting up its tap ports on a loaded 2-core machine can leave two
+    # 0.2 s polls unanswered, which is a second outage by the plugin's rule (seen once under
+    # ASan in CI); this test is about one kill giving one gone/back pair.
+    with app, Collectd(build_dir, source_dir, events_config(app.socket, '  Timeout 1\n'),
                        ours=('dpdktel_events',)) as cd:
         wait_until(lambda: cd.getval('dpdktel_events-tap/up') == {'value': 1.0}, 10, 'up 1')
         old = app.pid
@@ -71,8 +74,8 @@ def test_instance_gone_back_restarted(build_dir, source_dir):
         assert n['severity'] == 'WARNING'
         # One outage, one pair: no link-down per port for a gone application.
         msgs = [n['message'] for n in notes(cd)]
-        assert sum('is gone' in m for m in msgs) == 1
-        assert sum('is back' in m for m in msgs) == 1
+        assert sum('is gone' in m for m in msgs) == 1, (msgs, cd.log())
+        assert sum('is back' in m for m in msgs) == 1, (msgs, cd.log())
         assert not any(m.startswith('Link') for m in msgs), msgs
 
 

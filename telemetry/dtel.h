@@ -32,6 +32,7 @@
  *   -EMSGSIZE      the reply datagram was larger than max_output_len: it was cut
  *   -ENODATA       the application answered null: unknown command or bad parameter
  *   -EBUSY         another thread's request on the same shared session did not finish in time
+ *   -EAGAIN        not sent: reconnecting to the shared session's socket is backing off
  *   -EINVAL        bad argument (command syntax, timeout <= 0, NULL pointer)
  *   -ENOMEM        out of memory
  */
@@ -195,8 +196,10 @@ void dtel_reply_release(struct dtel_reply *reply);
  * get each other's parameters. Every thread (and every collectd plugin) of a process that
  * takes its connection from here sends over one connection per socket, one request at a time.
  * The connection is opened lazily and reopened after errors, with a backoff that starts at
- * 25 ms and doubles up to 1 s while connecting keeps failing; a socket file that appears,
- * is replaced or changes its mode (the application started again) is tried at once.
+ * 25 ms and doubles up to 1 s while connecting keeps being refused (no socket, stale socket,
+ * permission denied, closed at once); a socket file that appears, is replaced or changes its
+ * mode (the application started again) is tried at once. Nothing else backs off: after a
+ * timeout (also of the greeting) or a bad reply the next request asks the application again.
  */
 
 struct dtel_shared;
@@ -227,10 +230,11 @@ const char *dtel_shared_path(const struct dtel_shared *shared);
 /**
  * dtel_query() over the shared connection, connecting first when needed. Waits at most
  * @timeout_ms in all: for the lock (-EBUSY when another request holds it that long), the
- * connect and greeting, and the reply. While reconnecting is backing off it returns the last
- * connect error at once. A connection found closed before the request is sent is reopened
- * once, transparently (the application restarted between two requests); check
- * dtel_shared_status().generation to see a restart.
+ * connect and greeting, and the reply. While reconnecting is backing off it returns -EAGAIN
+ * at once: the request was not sent, and dtel_shared_status().last_error keeps the error of
+ * the refused connect (a caller does not count this as a new failure). A connection found
+ * closed before the request is sent is reopened once, transparently (the application
+ * restarted between two requests); check dtel_shared_status().generation to see a restart.
  */
 int dtel_shared_query(
 	struct dtel_shared *shared, const char *cmd, int timeout_ms, struct dtel_reply *ret_reply);

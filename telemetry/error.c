@@ -36,6 +36,8 @@ dtel_strerror(int err)
 		return "the application answered null: unknown command or bad parameter";
 	case -EBUSY:
 		return "another request on this socket did not finish within the timeout";
+	case -EAGAIN:
+		return "not sent: reconnecting is backing off after a refused connect";
 	case -ENOTCONN:
 		return "session closed after an earlier error";
 	case -EINVAL:

@@ -7,9 +7,12 @@
  * and is only ever taken with a deadline; state_lock guards the status fields and is never
  * held across I/O, so dtel_shared_status() answers at once even while a request is waiting.
  *
- * Reconnecting backs off (25 ms doubling to 1 s) while connecting keeps failing, except
+ * Reconnecting backs off (25 ms doubling to 1 s) while connecting keeps being refused, except
  * when the socket file is not the one that failed: an application that starts again makes
- * a new socket, and waiting out the backoff would only delay its first values.
+ * a new socket, and waiting out the backoff would only delay its first values. Only a
+ * refused connect backs off: a request that timed out or got a bad reply leaves the next
+ * request free to ask again (a slow application must not look like a gone one), and so does
+ * a connect whose greeting timed out (the application is there, but busy).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -170,8 +173,9 @@ sock_id_equal(const struct sock_id *a, const struct sock_id *b)
 		a->ctime.tv_nsec == b->ctime.tv_nsec;
 }
 
+/* A connect attempt was refused: no new attempt before the backoff delay. */
 static void
-note_failure(struct dtel_shared *sh, int err)
+note_refused(struct dtel_shared *sh)
 {
 	unsigned int shift = sh->failures < 16 ? sh->failures : 16;
 	uint64_t delay = BACKOFF_FIRST_NS << shift;
@@ -179,7 +183,6 @@ note_failure(struct dtel_shared *sh, int err)
 	sh->failures++;
 	sh->retry_at_ns = dtel__now_ns() + (delay < BACKOFF_MAX_NS ? delay : BACKOFF_MAX_NS);
 	sock_id_of(sh->path, &sh->failed_at);
-	set_status(sh, err, sh->session != NULL);
 }
 
 static void
@@ -204,18 +207,24 @@ close_session(struct dtel_shared *sh)
 	sh->session = NULL;
 }
 
+/* Whether a failed connect attempt backs off: refused, not merely slow. */
+static bool
+connect_refused(int err)
+{
+	return err != -ETIMEDOUT && err != -ENOMEM && err != -EBUSY;
+}
+
 /*
- * Connect when there is no connection. While backing off, returns the last error at once
- * and sets *ret_backing_off, so that the caller does not count it as a new failure.
+ * Connect when there is no connection. While backing off, returns -EAGAIN at once without
+ * trying: the request is not sent, and status.last_error keeps the refusal's error.
  */
 static int
-ensure_connected(struct dtel_shared *sh, uint64_t deadline_ns, bool *ret_backing_off)
+ensure_connected(struct dtel_shared *sh, uint64_t deadline_ns)
 {
 	struct sock_id now;
 	bool wait;
 	int ret;
 
-	*ret_backing_off = false;
 	if (sh->session != NULL)
 		return 0;
 	wait = dtel__now_ns() < sh->retry_at_ns;
@@ -224,16 +233,13 @@ ensure_connected(struct dtel_shared *sh, uint64_t deadline_ns, bool *ret_backing
 		sock_id_of(sh->path, &now);
 		wait = now.ino == 0 || sock_id_equal(&now, &sh->failed_at);
 	}
-	if (wait) {
-		*ret_backing_off = true;
-		pthread_mutex_lock(&sh->state_lock);
-		ret = sh->status.last_error;
-		pthread_mutex_unlock(&sh->state_lock);
-		return ret < 0 ? ret : -ECONNRESET;
-	}
+	if (wait)
+		return -EAGAIN;
 	ret = dtel__session_open_until(sh->path, deadline_ns, &sh->session);
 	if (ret == 0)
 		note_connect(sh);
+	else if (connect_refused(ret))
+		note_refused(sh);
 	return ret;
 }
 
@@ -260,7 +266,7 @@ int
 dtel_shared_query(
 	struct dtel_shared *shared, const char *cmd, int timeout_ms, struct dtel_reply *ret_reply)
 {
-	bool sent = false, backing_off = false;
+	bool sent = false;
 	uint64_t deadline_ns;
 	size_t cmd_len;
 	int ret;
@@ -274,7 +280,7 @@ dtel_shared_query(
 	if (lock_until(&shared->req_lock, deadline_ns) < 0)
 		return -EBUSY;
 	for (int attempt = 0; attempt < 2; attempt++) {
-		ret = ensure_connected(shared, deadline_ns, &backing_off);
+		ret = ensure_connected(shared, deadline_ns);
 		if (ret < 0)
 			break;
 		ret = dtel__session_query(
@@ -290,8 +296,8 @@ dtel_shared_query(
 	if (ret == 0 || ret == -ENODATA) {
 		shared->failures = 0;
 		set_status(shared, 0, true);
-	} else if (!backing_off && ret != -ENOMEM) {
-		note_failure(shared, ret);
+	} else if (ret != -EAGAIN && ret != -ENOMEM) {
+		set_status(shared, ret, shared->session != NULL);
 	}
 	pthread_mutex_unlock(&shared->req_lock);
 	return ret;

@@ -146,10 +146,13 @@ dtp_bad_reply(struct dtp_target *t, const char *what, int err, uint64_t n)
 int
 dtp_query(struct dtp_target *t, const char *cmd, struct dtel_reply *ret)
 {
-	int r;
+	int r = dtel_shared_query(t->sh, cmd, t->timeout_ms, ret);
 
+	/* Not sent (reconnecting backs off after a refused connect): neither a request nor a
+	 * failure; the target stays as the refusal left it. */
+	if (r == -EAGAIN)
+		return r;
 	t->sent++;
-	r = dtel_shared_query(t->sh, cmd, t->timeout_ms, ret);
 	if (r == 0) {
 		note_up(t);
 		if (ret->flags & DTEL_F_NEAR_LIMIT)

@@ -211,8 +211,8 @@ absent_socket_reports_enoent(void **state)
 	(void)state;
 	assert_int_equal(dtel_shared_get("/tmp/dtel-none-here/dpdk_telemetry.v2", &sh), 0);
 	assert_int_equal(query_echo(sh, 100), -ENOENT);
-	/* Backing off: the same error at once, without a new attempt. */
-	assert_int_equal(query_echo(sh, 100), -ENOENT);
+	/* Backing off: not sent, said at once; the status keeps the refusal's error. */
+	assert_int_equal(query_echo(sh, 100), -EAGAIN);
 	dtel_shared_status(sh, &st);
 	assert_int_equal(st.last_error, -ENOENT);
 	assert_false(st.connected);
@@ -231,7 +231,7 @@ backoff_limits_connect_attempts(void **state)
 	assert_int_equal(dtel_shared_get(fs_path(fs), &sh), 0);
 	assert_int_equal(query_echo(sh, 200), -ECONNRESET);
 	assert_int_equal(fs_connections(fs), 1);
-	assert_int_equal(query_echo(sh, 200), -ECONNRESET);
+	assert_int_equal(query_echo(sh, 200), -EAGAIN);
 	assert_int_equal(fs_connections(fs), 1); /* within the backoff: no new connection */
 	/* After the backoff (25 ms, then 50 ms, ...) it tries again by itself. */
 	deadline = test_now_ms() + 3000;
@@ -258,18 +258,19 @@ stale_socket(const char *path)
 	close(fd);
 }
 
-/* Fail until the backoff is at least 400 ms; returns the last error. */
+/* Fail until the backoff is at least 400 ms; returns the error of the last refused connect. */
 static int
 fail_for_400ms(struct dtel_shared *sh)
 {
 	uint64_t end = test_now_ms() + 400;
-	int ret = 0;
+	struct dtel_shared_status st;
 
 	while (test_now_ms() < end) {
-		ret = query_echo(sh, 100);
+		query_echo(sh, 100);
 		usleep(5000);
 	}
-	return ret;
+	dtel_shared_status(sh, &st);
+	return st.last_error;
 }
 
 static void
@@ -287,7 +288,7 @@ new_socket_skips_backoff(void **state)
 	fs_stop(fs);
 	stale_socket(path);
 	assert_int_equal(fail_for_400ms(sh), -ECONNREFUSED);
-	assert_int_equal(query_echo(sh, 100), -ECONNREFUSED); /* same file: still backing off */
+	assert_int_equal(query_echo(sh, 100), -EAGAIN); /* same file: still backing off */
 	/* Started again: a new socket file at the path is tried at once, not after the
 	 * backoff (which is 400 ms or more by now). */
 	fs = fs_start_path(&b);
@@ -385,6 +386,71 @@ timeout_drops_connection_and_recovers(void **state)
 	fs_stop(fs);
 }
 
+/* Connection 0 misbehaves once with what the request names; later ones answer. */
+static void
+h_once(struct fake_server *fs, unsigned int c, const char *req, struct fake_reply *o, void *a)
+{
+	(void)a;
+	if (c == 0 && strcmp(req, "/hang") == 0) {
+		o->action = FAKE_SILENT;
+	} else if (c == 0 && strcmp(req, "/garbage") == 0) {
+		o->data = fs_printf("{\"/other\":1}"); /* another command's reply */
+	} else if (c == 0 && strcmp(req, "/huge") == 0) {
+		o->data = fs_printf("{\"/huge\":\"%0*d\"}", 20000, 0); /* > max_output_len */
+	} else {
+		o->data = fs_printf("{\"/echo\":\"x\"}");
+	}
+	(void)fs;
+}
+
+/*
+ * A request that timed out or got an unusable reply ends that request only: the very next
+ * one is sent to the application (a new connection), not refused by a backoff. A slow
+ * application must not look like a gone one.
+ */
+static void
+failed_request_does_not_back_off(void **state)
+{
+	static const struct {
+		const char *cmd;
+		int err;
+	} cases[] = {{"/hang", -ETIMEDOUT}, {"/garbage", -EPROTO}, {"/huge", -EMSGSIZE}};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fake_config cfg = {.handler = h_once};
+		struct fake_server *fs = fs_start_path(&cfg);
+		struct dtel_shared *sh;
+		struct dtel_reply r = {0};
+		unsigned int before;
+
+		assert_int_equal(dtel_shared_get(fs_path(fs), &sh), 0);
+		assert_int_equal(dtel_shared_query(sh, cases[i].cmd, 100, &r), cases[i].err);
+		before = fs_requests(fs);
+		assert_int_equal(query_echo(sh, 500), 0);
+		assert_int_equal(fs_requests(fs), before + 1);
+		dtel_shared_put(sh);
+		fs_stop(fs);
+	}
+}
+
+/* The application accepts but does not greet in time (stopped, busy): not a refusal. */
+static void
+greeting_timeout_does_not_back_off(void **state)
+{
+	struct fake_config cfg = {.no_greeting = true};
+	struct fake_server *fs = fs_start_path(&cfg);
+	struct dtel_shared *sh;
+
+	(void)state;
+	assert_int_equal(dtel_shared_get(fs_path(fs), &sh), 0);
+	assert_int_equal(query_echo(sh, 50), -ETIMEDOUT);
+	assert_int_equal(query_echo(sh, 50), -ETIMEDOUT); /* tried again, not -EAGAIN */
+	assert_int_equal(fs_connections(fs), 2);
+	dtel_shared_put(sh);
+	fs_stop(fs);
+}
+
 int
 main(void)
 {
@@ -398,6 +464,8 @@ main(void)
 		cmocka_unit_test(new_socket_skips_backoff),
 		cmocka_unit_test(busy_lock_is_ebusy_within_timeout),
 		cmocka_unit_test(timeout_drops_connection_and_recovers),
+		cmocka_unit_test(failed_request_does_not_back_off),
+		cmocka_unit_test(greeting_timeout_does_not_back_off),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

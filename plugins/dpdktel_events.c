@@ -33,6 +33,7 @@ struct events_opts {
 	unsigned int flap_threshold;
 	double stall_threshold; /* 0: the application's own (/fwd/info stall_ms), else 0.1 s */
 	double timeout;
+	unsigned int not_responding_polls;
 };
 
 static const struct events_opts defaults = {
@@ -47,6 +48,7 @@ static const struct events_opts defaults = {
 	.flap_threshold = 3,
 	.stall_threshold = 0,
 	.timeout = 0.2,
+	.not_responding_polls = 3,
 };
 
 #define BOTH (DTP_OPT_GLOBAL | DTP_OPT_INSTANCE)
@@ -75,6 +77,8 @@ static const struct dtp_option options[] = {
 	BOOL_OPT("ReportInitialState", initial_state),
 	OPT("Timeout", DTP_OPT_SECONDS, timeout, 0.001, 60,
 		"seconds for one request, more than 0 and at most 60"),
+	OPT("NotRespondingPolls", DTP_OPT_UINT, not_responding_polls, 1, 1000,
+		"a number of unanswered polls from 1 to 1000"),
 };
 
 static struct dtp_conf conf;
@@ -91,13 +95,12 @@ struct link_reading {
 	enum dtel_duplex duplex;
 	bool have_changes;
 	uint64_t changes; /* the application's link_changes */
+	bool valid; /* false: listed by the application, but its link could not be read */
 };
-
-#define FLAP_MAX 64
 
 struct port_ev {
 	unsigned int id; /* first: dtp_slot() */
-	bool present; /* in the last reading */
+	bool dirty; /* changed in this poll: its values go out at the end of the poll */
 	enum link_state state; /* confirmed */
 	uint64_t speed;
 	enum dtel_duplex duplex;
@@ -105,7 +108,9 @@ struct port_ev {
 	uint64_t changes; /* dispatched link_changes */
 	bool have_app_changes;
 	uint64_t app_changes; /* the application's counter at the last reading */
-	uint64_t flap_ms[FLAP_MAX]; /* times of recent changes, for flap detection */
+	/* Times of the last changes (at most FlapThreshold of them), for flap detection. Owned
+	 * by the poll thread's array; a snapshot's copy must not use it. */
+	uint64_t *flap_ms;
 	unsigned int nflaps;
 	bool flapping;
 	char name[DTEL_STRING_MAX]; /* device name, "" until known */
@@ -113,19 +118,22 @@ struct port_ev {
 
 struct lcore_ev {
 	unsigned int id; /* first: dtp_slot() */
-	bool present;
+	bool dirty; /* as for ports */
+	bool seen; /* in this poll's reading */
 	enum dtel_lcore_state state; /* confirmed */
 	uint64_t since_ms;
 	uint64_t age_us; /* heartbeat age at the last reading */
 	uint64_t stalls;
-	/* For /eal/lcore/info, where there is no heartbeat: cycles at the last advance. */
-	uint64_t total, busy, advanced_ms;
+	/* For /eal/lcore/info, where there is no heartbeat: cycles of the last reading and of
+	 * the one before, and when they last advanced. */
+	uint64_t total, prev_total, busy, advanced_ms;
 };
 
 /* What the read callback dispatches: a copy the poll thread publishes after each poll. */
 struct snapshot {
 	bool polled; /* false until the first poll: nothing is known to dispatch */
 	bool up;
+	bool not_responding;
 	uint64_t restarts, sent, failed, discarded, invalid, truncated;
 	struct port_ev *ports;
 	size_t nports;
@@ -140,23 +148,36 @@ struct ev_instance {
 
 	pthread_t thread;
 	bool running; /* the poll thread was started */
-	pthread_mutex_t lock; /* snap and stop, shared with the read callback and shutdown */
-	/* Held while dispatching this instance's values, the time taken inside: values of one
-	 * identifier from the poll thread and the read callback then never go out of order. */
+	pthread_mutex_t lock; /* stop, shared with shutdown */
+	/* Held while publishing snap and dispatching this instance's values, the time taken
+	 * inside: values of one identifier from the poll thread and the read callback then
+	 * never go out of order, and a read never sends a state older than a change. */
 	pthread_mutex_t dispatch_lock;
 	pthread_cond_t wake;
 	bool stop;
-	struct snapshot snap;
+	struct snapshot snap; /* under dispatch_lock (and lock) */
+
+	/* Values above INT64_MAX that collectd could not take, counted by whichever thread
+	 * dispatched them (atomic); added to telemetry_requests/invalid. */
+	uint64_t range_invalid;
 
 	/* Everything below belongs to the poll thread alone. */
 	bool up; /* confirmed: the application answers */
 	bool announced_gone;
-	unsigned int fails; /* consecutive failed polls */
+	bool not_responding; /* announced: alive, but its polls go unanswered */
+	unsigned int fails; /* consecutive polls refused (no socket, stale, closed, garbage) */
 	uint64_t gone_ms;
+	unsigned int unanswered; /* consecutive polls sent and not answered in time */
+	uint64_t unanswered_ms; /* when the first of them began */
+	bool main_stalled; /* announced: the main lcore no longer checks the links */
+	uint64_t main_stalled_ms;
+	unsigned int main_lcore;
 	bool have_caps;
 	bool caps_again; /* the command list came from a starting application: read it again */
 	uint64_t caps_again_ms; /* ... at this time */
 	bool has_fwd_ports, has_fwd_lcores, has_eal_lcore;
+	bool has_link_check_age; /* /fwd/info reports link_check_age_ms */
+	int poll_err; /* the connection error that ended this poll, 0: none yet */
 	bool said_links_only;
 	uint64_t stall_us; /* in force for lcores */
 	struct port_ev *ports;
@@ -205,12 +226,13 @@ gauge(const struct dtp_id *id, const char *type, double v)
 	dtp_gauge(id, type, NULL, &v, 1);
 }
 
+/* Runs on the poll thread and in the read callback: the count it keeps is atomic. */
 static void
 derive(struct ev_instance *ei, const struct dtp_id *id, const char *type, const char *ti,
 	uint64_t v)
 {
 	if (dtp_derive(id, type, ti, &v, 1) == -ERANGE)
-		ei->t.invalid++;
+		__atomic_fetch_add(&ei->range_invalid, 1, __ATOMIC_RELAXED);
 }
 
 static void
@@ -246,37 +268,14 @@ dispatch_instance_at(struct ev_instance *ei, const struct snapshot *sn, cdtime_t
 
 	dtp_id_instance(&id, PLUGIN, ei->t.name, now);
 	gauge(&id, "up", sn->up ? 1 : 0);
+	gauge(&id, "not_responding", sn->not_responding ? 1 : 0);
 	derive(ei, &id, "restarts", NULL, sn->restarts);
 	derive(ei, &id, "telemetry_requests", "sent", sn->sent);
 	derive(ei, &id, "telemetry_requests", "failed", sn->failed);
 	derive(ei, &id, "telemetry_requests", "discarded", sn->discarded);
-	derive(ei, &id, "telemetry_requests", "invalid", sn->invalid);
+	derive(ei, &id, "telemetry_requests", "invalid",
+		sn->invalid + __atomic_load_n(&ei->range_invalid, __ATOMIC_RELAXED));
 	derive(ei, &id, "telemetry_requests", "truncated", sn->truncated);
-}
-
-/* From the poll thread, at a change: under the dispatch lock, with the time taken inside it. */
-static void
-dispatch_port_now(struct ev_instance *ei, const struct port_ev *p)
-{
-	pthread_mutex_lock(&ei->dispatch_lock);
-	dispatch_port_at(ei, p, cdtime());
-	pthread_mutex_unlock(&ei->dispatch_lock);
-}
-
-static void
-dispatch_lcore_now(struct ev_instance *ei, const struct lcore_ev *l)
-{
-	pthread_mutex_lock(&ei->dispatch_lock);
-	dispatch_lcore_at(ei, l, cdtime());
-	pthread_mutex_unlock(&ei->dispatch_lock);
-}
-
-static void
-dispatch_instance_now(struct ev_instance *ei, const struct snapshot *sn)
-{
-	pthread_mutex_lock(&ei->dispatch_lock);
-	dispatch_instance_at(ei, sn, cdtime());
-	pthread_mutex_unlock(&ei->dispatch_lock);
 }
 
 /* Notifications -------------------------------------------------------------------------- */
@@ -351,29 +350,74 @@ notify_instance(struct ev_instance *ei, int severity, const char *old, const cha
 	dtp_notify(&id, severity, "up", NULL, &meta, "%s", msg);
 }
 
+static void
+ports_clear(struct ev_instance *ei)
+{
+	for (size_t i = 0; i < ei->nports; i++)
+		free(ei->ports[i].flap_ms);
+	ei->nports = 0;
+}
+
 /* Forget every port and lcore: they belong to a process that is gone. */
 static void
 forget_state(struct ev_instance *ei)
 {
-	ei->nports = 0;
+	ports_clear(ei);
 	ei->nlcores = 0;
 	ei->have_caps = false;
 	ei->said_links_only = false;
+	ei->main_stalled = false;
 }
 
-/* A poll failed at the connection level (not a null reply). */
-static void
-instance_failed(struct ev_instance *ei, uint64_t t)
+static const char *
+instance_word(const struct ev_instance *ei)
 {
+	return ei->not_responding ? "not_responding" : ei->announced_gone ? "gone" : "up";
+}
+
+/*
+ * A poll refused at the connection level (no socket, stale socket, closed, garbage), or
+ * unanswered by a process that has exited. Two in a row: one alone is not an outage.
+ */
+static void
+instance_refused(struct ev_instance *ei, uint64_t t)
+{
+	ei->unanswered = 0;
 	if (ei->fails++ == 0)
 		ei->gone_ms = t;
-	/* Two failed polls in a row: one timeout alone is not an outage. */
-	if (ei->fails < 2 || !ei->up)
+	if (ei->fails < 2 || ei->announced_gone || (!ei->up && !ei->not_responding))
 		return;
+	notify_instance(ei, NOTIF_FAILURE, instance_word(ei), "gone", -1,
+		"DPDK application %s is gone", ei->t.name);
 	ei->up = false;
+	ei->not_responding = false;
 	ei->announced_gone = true;
-	notify_instance(
-		ei, NOTIF_FAILURE, "up", "gone", -1, "DPDK application %s is gone", ei->t.name);
+}
+
+/*
+ * A poll that was sent (or whose connection was accepted) and not answered within Timeout,
+ * begun at @began. A process that still runs is hung, not gone: after NotRespondingPolls of
+ * them in a row it is announced as not responding.
+ */
+static void
+instance_unanswered(struct ev_instance *ei, uint64_t t, uint64_t began)
+{
+	char d[32];
+
+	if (dtp_target_exited(&ei->t)) {
+		instance_refused(ei, t);
+		return;
+	}
+	ei->fails = 0;
+	if (ei->unanswered++ == 0)
+		ei->unanswered_ms = began;
+	if (ei->unanswered < ei->o->not_responding_polls || ei->not_responding || !ei->t.ever_up)
+		return;
+	notify_instance(ei, NOTIF_FAILURE, instance_word(ei), "not_responding", -1,
+		"DPDK application %s is not responding (pid %ld alive, no reply for %s)",
+		ei->t.name, ei->t.pid, duration(t - ei->unanswered_ms, d, sizeof(d)));
+	ei->up = false;
+	ei->not_responding = true;
 }
 
 /* A poll succeeded: back after an outage, and/or restarted. */
@@ -388,6 +432,11 @@ instance_answered(struct ev_instance *ei, uint64_t t)
 		notify_instance(ei, NOTIF_OKAY, "gone", "up", (int64_t)(t - ei->gone_ms),
 			"DPDK application %s is back after %s", ei->t.name,
 			duration(t - ei->gone_ms, d, sizeof(d)));
+	else if (ei->not_responding)
+		notify_instance(ei, NOTIF_OKAY, "not_responding", "up",
+			(int64_t)(t - ei->unanswered_ms),
+			"DPDK application %s answers again after %s", ei->t.name,
+			duration(t - ei->unanswered_ms, d, sizeof(d)));
 	if (restarted) {
 		char a[24], b[24];
 
@@ -400,16 +449,41 @@ instance_answered(struct ev_instance *ei, uint64_t t)
 	}
 	ei->up = true;
 	ei->announced_gone = false;
+	ei->not_responding = false;
 	ei->fails = 0;
+	ei->unanswered = 0;
 }
 
 /* Requests ----------------------------------------------------------------------------- */
 
-/* A query whose failure at the connection level counts against the instance. */
+static bool connection_error(int err);
+
+/*
+ * Every request of a poll goes through here. The first connection-level error ends the poll:
+ * later requests of the same poll are not sent and return that error, so that a hung
+ * application delays a poll by one Timeout at most, and the error stays the one of the
+ * command that caused it.
+ */
 static int
 query(struct ev_instance *ei, const char *cmd, struct dtel_reply *r)
 {
-	return dtp_query(&ei->t, cmd, r);
+	int ret;
+
+	if (ei->poll_err != 0)
+		return ei->poll_err;
+	ret = dtp_query(&ei->t, cmd, r);
+	if (connection_error(ret))
+		ei->poll_err = ret;
+	return ret;
+}
+
+static int
+query_id(struct ev_instance *ei, const char *name, unsigned int id, struct dtel_reply *r)
+{
+	char cmd[96];
+
+	snprintf(cmd, sizeof(cmd), "%s,%u", name, id);
+	return query(ei, cmd, r);
 }
 
 /* A reply that arrived but did not parse: counted and logged once (see dtp_bad_reply). */
@@ -436,10 +510,50 @@ connection_error(int err)
  * CAPS_AGAIN_MS while it is starting and has none of its own commands yet (it registers
  * them after the EAL opened the socket).
  */
+/* What /fwd/info says of the forwarder's own thresholds and its main lcore. */
+struct fwd_info {
+	uint64_t stall_ms; /* 0: not said */
+	uint64_t link_poll_ms;
+	bool has_age;
+	uint64_t link_check_age_ms; /* since the main lcore last checked the links */
+	unsigned int main_lcore;
+};
+
+static uint64_t
+dict_u64(const struct dtel_dict *d, const char *key, bool *ret_found)
+{
+	const struct dtel_entry *e = dtel_dict_find(d, key);
+	bool found = e != NULL && e->type == DTEL_VALUE_U64;
+
+	if (ret_found != NULL)
+		*ret_found = found;
+	return found ? e->v.u64 : 0;
+}
+
+static int
+read_fwd_info(struct ev_instance *ei, struct fwd_info *out)
+{
+	struct dtel_reply r;
+	struct dtel_dict d;
+	int ret = query(ei, "/fwd/info", &r);
+
+	if (ret < 0)
+		return ret;
+	ret = parsed(ei, "/fwd/info", dtel_parse_dict(&r, "/fwd/info", &d));
+	dtel_reply_release(&r);
+	if (ret < 0)
+		return ret;
+	out->stall_ms = dict_u64(&d, "stall_ms", NULL);
+	out->link_poll_ms = dict_u64(&d, "link_poll_ms", NULL);
+	out->link_check_age_ms = dict_u64(&d, "link_check_age_ms", &out->has_age);
+	out->main_lcore = (unsigned int)dict_u64(&d, "main_lcore", NULL);
+	dtel_dict_clear(&d);
+	return 0;
+}
+
 static int
 probe_caps(struct ev_instance *ei, uint64_t t)
 {
-	const struct dtel_entry *e;
 	struct dtel_reply r;
 	struct dtel_dict d;
 	int ret;
@@ -459,16 +573,20 @@ probe_caps(struct ev_instance *ei, uint64_t t)
 	}
 	dtel_dict_clear(&d);
 	ei->stall_us = (uint64_t)(ei->o->stall_threshold * 1e6);
-	if (ei->stall_us == 0 && ei->has_fwd_lcores && query(ei, "/fwd/info", &r) == 0) {
-		/* The application's own threshold, so that both say STALLED at the same time. */
-		if (dtel_parse_dict(&r, "/fwd/info", &d) == 0) {
-			e = dtel_dict_find(&d, "stall_ms");
-			if (e != NULL && e->type == DTEL_VALUE_U64 && e->v.u64 > 0)
-				ei->stall_us = e->v.u64 * 1000;
-			dtel_dict_clear(&d);
+	ei->has_link_check_age = false;
+	if (ei->has_fwd_lcores || ei->has_fwd_ports) {
+		struct fwd_info fi;
+
+		if (read_fwd_info(ei, &fi) == 0) {
+			/* The application's own threshold, so that both say STALLED together. */
+			if (ei->stall_us == 0)
+				ei->stall_us = fi.stall_ms * 1000;
+			ei->has_link_check_age = fi.has_age;
+			ei->main_lcore = fi.main_lcore;
 		}
-		dtel_reply_release(&r);
 	}
+	if (ei->poll_err != 0)
+		return ei->poll_err;
 	if (ei->stall_us == 0)
 		ei->stall_us = 100000;
 	ei->have_caps = true;
@@ -540,7 +658,8 @@ read_fwd_ports(struct ev_instance *ei, struct link_set *s)
 			.speed = p.v[i].speed_mbps,
 			.duplex = p.v[i].duplex,
 			.have_changes = true,
-			.changes = p.v[i].link_changes};
+			.changes = p.v[i].link_changes,
+			.valid = true};
 	}
 	dtel_fwd_ports_clear(&p);
 	return 0;
@@ -551,7 +670,7 @@ read_one_link(struct ev_instance *ei, uint16_t port, struct link_reading *out)
 {
 	struct dtel_reply r;
 	struct dtel_link l;
-	int ret = dtp_query_id(&ei->t, "/ethdev/link_status", port, &r);
+	int ret = query_id(ei, "/ethdev/link_status", port, &r);
 
 	if (ret < 0)
 		return ret;
@@ -566,7 +685,8 @@ read_one_link(struct ev_instance *ei, uint16_t port, struct link_reading *out)
 	*out = (struct link_reading){.port = port,
 		.state = l.up ? LINK_UP : LINK_DOWN,
 		.speed = l.speed_mbps,
-		.duplex = l.duplex};
+		.duplex = l.duplex,
+		.valid = true};
 	return 0;
 }
 
@@ -593,21 +713,24 @@ read_ethdev_links(struct ev_instance *ei, struct link_set *s)
 		if (lr == NULL)
 			break;
 		ret = read_one_link(ei, ids[i], lr);
-		if (ret < 0)
-			s->n--;
 		if (connection_error(ret)) {
 			free(ids);
 			return ret;
 		}
+		/* Listed, but no usable link answer: still there, nothing to apply. */
+		if (ret < 0)
+			*lr = (struct link_reading){.port = ids[i]};
 	}
 	free(ids);
 	return 0;
 }
 
+/* /fwd/ports is the main lcore's snapshot: while that lcore is stalled, ask the ports. */
 static int
 read_links(struct ev_instance *ei, struct link_set *s)
 {
-	return ei->has_fwd_ports ? read_fwd_ports(ei, s) : read_ethdev_links(ei, s);
+	return ei->has_fwd_ports && !ei->main_stalled ? read_fwd_ports(ei, s)
+						      : read_ethdev_links(ei, s);
 }
 
 /* Link state machine --------------------------------------------------------------------- */
@@ -629,7 +752,7 @@ learn_info(struct ev_instance *ei, struct port_ev *p)
 	struct dtel_reply r;
 	bool started = true;
 
-	if (dtp_query_id(&ei->t, "/ethdev/info", p->id, &r) < 0)
+	if (query_id(ei, "/ethdev/info", p->id, &r) < 0)
 		return true;
 	if (dtel_parse_port_info(&r, &info) == 0 && info.port_id == p->id) {
 		snprintf(p->name, sizeof(p->name), "%s", info.name);
@@ -646,15 +769,25 @@ learn_name(struct ev_instance *ei, struct port_ev *p)
 		learn_info(ei, p);
 }
 
-/* Keep the change times inside the window; true when the port now counts as flapping. */
+/*
+ * Keep the change times inside the window, at most FlapThreshold of them (older ones cannot
+ * change the verdict); true when the port now counts as flapping.
+ */
 static bool
-note_change(struct ev_instance *ei, struct port_ev *p, uint64_t t, unsigned int count)
+note_change(struct ev_instance *ei, struct port_ev *p, uint64_t t, uint64_t count)
 {
 	uint64_t window = (uint64_t)(ei->o->flap_window * 1000);
-	unsigned int k = 0;
+	unsigned int cap = ei->o->flap_threshold, k = 0;
 
-	for (unsigned int i = 0; i < count; i++) {
-		if (p->nflaps == FLAP_MAX)
+	if (p->flap_ms == NULL) {
+		p->flap_ms = calloc(cap, sizeof(p->flap_ms[0]));
+		if (p->flap_ms == NULL)
+			return false; /* without memory, no flap detection for this port */
+	}
+	if (count > cap)
+		count = cap;
+	for (uint64_t i = 0; i < count; i++) {
+		if (p->nflaps == cap)
 			memmove(p->flap_ms, p->flap_ms + 1, --p->nflaps * sizeof(p->flap_ms[0]));
 		p->flap_ms[p->nflaps++] = t;
 	}
@@ -685,6 +818,7 @@ check_settled(struct ev_instance *ei, struct port_ev *p, uint64_t t)
 		(p->nflaps > 0 &&
 			t - p->flap_ms[p->nflaps - 1] <= (uint64_t)(ei->o->flap_window * 1000)))
 		return;
+	p->dirty = true;
 	p->flapping = false;
 	p->nflaps = 0;
 	if (p->state == LINK_UP)
@@ -698,13 +832,12 @@ check_settled(struct ev_instance *ei, struct port_ev *p, uint64_t t)
 
 /* The confirmed state changed from old to p->state. */
 static void
-link_changed(struct ev_instance *ei, struct port_ev *p, enum link_state old, uint64_t t,
-	unsigned int count)
+link_changed(struct ev_instance *ei, struct port_ev *p, enum link_state old, uint64_t t)
 {
 	uint64_t lasted = t - p->since_ms;
 
 	p->since_ms = t;
-	if (!note_change(ei, p, t, count) && !p->flapping) {
+	if (!note_change(ei, p, t, 1) && !p->flapping) {
 		if (p->state == LINK_DOWN)
 			notify_down(ei, p, old, lasted);
 		else
@@ -723,7 +856,7 @@ missed_flaps(struct ev_instance *ei, struct port_ev *p, uint64_t missed, uint64_
 
 	snprintf(detail, sizeof(detail), ": %" PRIu64 " changes between two polls, now %s", missed,
 		link_word(p->state));
-	if (note_change(ei, p, t, (unsigned int)(missed < FLAP_MAX ? missed : FLAP_MAX))) {
+	if (note_change(ei, p, t, missed)) {
 		if (!p->flapping)
 			start_flapping(ei, p);
 		return;
@@ -741,7 +874,7 @@ link_again(struct ev_instance *ei, const struct link_reading *r)
 	struct link_reading one;
 	bool agree = false;
 
-	if (!ei->has_fwd_ports)
+	if (!ei->has_fwd_ports || ei->main_stalled)
 		return read_one_link(ei, r->port, &one) == 0 && one.state == r->state;
 	if (read_fwd_ports(ei, &again) == 0)
 		for (size_t i = 0; i < again.n; i++)
@@ -797,7 +930,7 @@ confirm_link(struct ev_instance *ei, const struct link_reading *r)
 	return !ei->o->link_confirm || link_again(ei, r);
 }
 
-/* Apply one reading of a port; true when its values changed (dispatch them now). */
+/* Apply one reading of a port; true when its values changed (they go out with this poll). */
 static bool
 apply_link(struct ev_instance *ei, const struct link_reading *r, uint64_t t)
 {
@@ -806,9 +939,8 @@ apply_link(struct ev_instance *ei, const struct link_reading *r, uint64_t t)
 	struct port_ev *p = port_ev(ei, r->port, &fresh);
 	enum link_state old;
 
-	if (p == NULL)
+	if (p == NULL || !r->valid)
 		return false;
-	p->present = true;
 	if (fresh || p->state == LINK_UNKNOWN) {
 		first_reading(ei, p, r, t);
 		return p->state != LINK_UNKNOWN;
@@ -827,7 +959,7 @@ apply_link(struct ev_instance *ei, const struct link_reading *r, uint64_t t)
 		if (p->state == LINK_DOWN)
 			learn_name(ei, p);
 		/* One change seen; the application may have counted more in between. */
-		link_changed(ei, p, old, t, 1);
+		link_changed(ei, p, old, t);
 		if (seen_changes > 1)
 			missed_flaps(ei, p, seen_changes - 1, t);
 		changed = state_changed = true;
@@ -849,6 +981,36 @@ apply_link(struct ev_instance *ei, const struct link_reading *r, uint64_t t)
 	return changed;
 }
 
+static bool
+listed(const struct link_set *s, unsigned int port)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].port == port)
+			return true;
+	return false;
+}
+
+/* Ports the application no longer lists: one line, and their values stop. */
+static void
+drop_unlisted_ports(struct ev_instance *ei, const struct link_set *s)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < ei->nports; i++) {
+		struct port_ev *p = &ei->ports[i];
+
+		if (listed(s, p->id)) {
+			ei->ports[k++] = *p;
+			continue;
+		}
+		LOG(LOG_INFO,
+			"port %u of DPDK application '%s' is no longer listed: its values stop",
+			p->id, ei->t.name);
+		free(p->flap_ms);
+	}
+	ei->nports = k;
+}
+
 static int
 poll_links(struct ev_instance *ei, uint64_t t)
 {
@@ -858,9 +1020,17 @@ poll_links(struct ev_instance *ei, uint64_t t)
 	if (ret == 0) {
 		/* A restart must be known before these readings are compared with the old ones. */
 		instance_answered(ei, t);
-		for (size_t i = 0; i < s.n; i++)
-			if (apply_link(ei, &s.v[i], t))
-				dispatch_port_now(ei, port_ev(ei, s.v[i].port, &(bool){0}));
+		for (size_t i = 0; i < s.n; i++) {
+			if (apply_link(ei, &s.v[i], t)) {
+				struct port_ev *p = port_ev(ei, s.v[i].port, NULL);
+
+				if (p != NULL)
+					p->dirty = true;
+			}
+		}
+		/* A confirmation query that failed ended the poll: the list may be partial. */
+		if (ei->poll_err == 0)
+			drop_unlisted_ports(ei, &s);
 		for (size_t i = 0; i < ei->nports; i++)
 			check_settled(ei, &ei->ports[i], t);
 	}
@@ -927,10 +1097,11 @@ is_bad(enum dtel_lcore_state s)
 }
 
 static int read_fwd_lcores(struct ev_instance *ei, struct dtel_fwd_lcores *out);
+static int read_eal_lcore(struct ev_instance *ei, unsigned int id, struct dtel_eal_lcore_info *li);
 
-/* A transition into or out of a bad state is confirmed by a second query. */
+/* /fwd/lcores again: does it say the same of lcore @id? */
 static bool
-confirm_lcore(struct ev_instance *ei, unsigned int id, enum dtel_lcore_state want)
+fwd_lcore_again(struct ev_instance *ei, unsigned int id, enum dtel_lcore_state want)
 {
 	struct dtel_fwd_lcores l;
 	bool agree = false;
@@ -944,6 +1115,28 @@ confirm_lcore(struct ev_instance *ei, unsigned int id, enum dtel_lcore_state wan
 	return agree;
 }
 
+/*
+ * /eal/lcore/info again: stalled when its cycles still have not moved since the reading,
+ * recovered when they moved on from where they stood still.
+ */
+static bool
+eal_lcore_again(struct ev_instance *ei, const struct lcore_ev *l, enum dtel_lcore_state want)
+{
+	struct dtel_eal_lcore_info li;
+
+	if (read_eal_lcore(ei, l->id, &li) < 0)
+		return false;
+	return want == DTEL_LCORE_STALLED ? li.total_cycles == l->total
+					  : li.total_cycles != l->prev_total;
+}
+
+/* A transition into or out of a bad state is confirmed by a second query to its source. */
+static bool
+confirm_lcore(struct ev_instance *ei, const struct lcore_ev *l, enum dtel_lcore_state want)
+{
+	return ei->has_fwd_lcores ? fwd_lcore_again(ei, l->id, want) : eal_lcore_again(ei, l, want);
+}
+
 /* Apply one reading of an lcore; true when its values should go out now. */
 static bool
 apply_lcore(struct ev_instance *ei, const struct dtel_fwd_lcore *c, uint64_t t)
@@ -954,7 +1147,7 @@ apply_lcore(struct ev_instance *ei, const struct dtel_fwd_lcore *c, uint64_t t)
 
 	if (l == NULL)
 		return false;
-	l->present = true;
+	l->seen = true;
 	l->age_us = c->heartbeat_age_us;
 	l->stalls = c->stalls;
 	if (fresh) {
@@ -966,7 +1159,7 @@ apply_lcore(struct ev_instance *ei, const struct dtel_fwd_lcore *c, uint64_t t)
 	}
 	if (s == l->state)
 		return false;
-	if ((is_bad(s) || is_bad(l->state)) && !confirm_lcore(ei, c->lcore_id, s)) {
+	if ((is_bad(s) || is_bad(l->state)) && !confirm_lcore(ei, l, s)) {
 		ei->t.discarded++;
 		return false;
 	}
@@ -990,6 +1183,26 @@ read_fwd_lcores(struct ev_instance *ei, struct dtel_fwd_lcores *out)
 	return ret;
 }
 
+/* /eal/lcore/info of lcore @id; an answer about another lcore (a swapped reply) is refused. */
+static int
+read_eal_lcore(struct ev_instance *ei, unsigned int id, struct dtel_eal_lcore_info *li)
+{
+	struct dtel_reply r;
+	int ret = query_id(ei, "/eal/lcore/info", id, &r);
+
+	if (ret < 0)
+		return ret;
+	ret = dtel_parse_eal_lcore_info(&r, li);
+	dtel_reply_release(&r);
+	if (ret < 0)
+		return parsed(ei, "/eal/lcore/info", ret);
+	if (li->lcore_id != id) {
+		ei->t.discarded++;
+		return -EPROTO;
+	}
+	return 0;
+}
+
 /*
  * DPDK >= 23.03 without the forwarder: an lcore whose cycle counters stop advancing for the
  * stall threshold is STALLED (only for applications that report cycles at all).
@@ -1004,24 +1217,20 @@ read_eal_lcores(struct ev_instance *ei, struct dtel_fwd_lcores *out, uint64_t t)
 
 	if (ret < 0)
 		return ret;
-	ret = dtel_parse_dict(&r, "/eal/lcore/list", &ids);
+	ret = parsed(ei, "/eal/lcore/list", dtel_parse_dict(&r, "/eal/lcore/list", &ids));
 	dtel_reply_release(&r);
 	if (ret < 0)
 		return ret;
 	memset(out, 0, sizeof(*out));
 	out->v = calloc(ids.n + 1, sizeof(*out->v));
-	for (size_t i = 0; out->v != NULL && i < ids.n; i++) {
+	for (size_t i = 0; out->v != NULL && i < ids.n && ei->poll_err == 0; i++) {
 		struct dtel_fwd_lcore *c = &out->v[out->n];
 		struct lcore_ev *l;
 		bool fresh;
 
 		if (ids.v[i].type != DTEL_VALUE_U64 ||
-			dtp_query_id(&ei->t, "/eal/lcore/info", (unsigned int)ids.v[i].v.u64, &r) <
-				0)
-			continue;
-		ret = dtel_parse_eal_lcore_info(&r, &li);
-		dtel_reply_release(&r);
-		if (ret < 0 || !li.has_cycles || strcmp(li.role, "RTE") != 0)
+			read_eal_lcore(ei, (unsigned int)ids.v[i].v.u64, &li) < 0 ||
+			!li.has_cycles || strcmp(li.role, "RTE") != 0)
 			continue;
 		l = lcore_ev(ei, li.lcore_id, &fresh);
 		if (l == NULL)
@@ -1031,18 +1240,39 @@ read_eal_lcores(struct ev_instance *ei, struct dtel_fwd_lcores *out, uint64_t t)
 		c->lcore_id = li.lcore_id;
 		c->heartbeat_age_us = (t - l->advanced_ms) * 1000;
 		c->state = li.busy_cycles != l->busy ? DTEL_LCORE_RUNNING : DTEL_LCORE_IDLE;
+		l->prev_total = fresh ? li.total_cycles : l->total;
 		l->total = li.total_cycles;
 		l->busy = li.busy_cycles;
 		out->n++;
 	}
 	dtel_dict_clear(&ids);
-	return 0;
+	if (out->v == NULL)
+		return -ENOMEM;
+	return ei->poll_err;
+}
+
+/* Lcores the application no longer reports: one line, and their values stop. */
+static void
+drop_unseen_lcores(struct ev_instance *ei)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < ei->nlcores; i++) {
+		if (ei->lcores[i].seen) {
+			ei->lcores[k++] = ei->lcores[i];
+			continue;
+		}
+		LOG(LOG_INFO,
+			"lcore %u of DPDK application '%s' is no longer reported: its values stop",
+			ei->lcores[i].id, ei->t.name);
+	}
+	ei->nlcores = k;
 }
 
 static int
 poll_lcores(struct ev_instance *ei, uint64_t t)
 {
-	struct dtel_fwd_lcores l;
+	struct dtel_fwd_lcores l = {0};
 	int ret;
 
 	if (ei->has_fwd_lcores)
@@ -1051,19 +1281,30 @@ poll_lcores(struct ev_instance *ei, uint64_t t)
 		ret = read_eal_lcores(ei, &l, t);
 	else
 		return 0;
-	if (ret < 0)
+	if (ret < 0) {
+		dtel_fwd_lcores_clear(&l);
 		return ret;
+	}
 	instance_answered(ei, t);
-	for (size_t i = 0; i < l.n; i++)
-		if (apply_lcore(ei, &l.v[i], t))
-			dispatch_lcore_now(ei, lcore_ev(ei, l.v[i].lcore_id, &(bool){0}));
+	for (size_t i = 0; i < ei->nlcores; i++)
+		ei->lcores[i].seen = false;
+	for (size_t i = 0; i < l.n; i++) {
+		if (apply_lcore(ei, &l.v[i], t)) {
+			struct lcore_ev *c = lcore_ev(ei, l.v[i].lcore_id, NULL);
+
+			if (c != NULL)
+				c->dirty = true;
+		}
+	}
 	dtel_fwd_lcores_clear(&l);
+	if (ei->poll_err == 0)
+		drop_unseen_lcores(ei);
 	return 0;
 }
 
 /* One poll ----------------------------------------------------------------------------- */
 
-/* Copy what the read callback dispatches; the lock is held only for the copy. */
+/* Copy what the read callback dispatches. Called with the dispatch lock held. */
 static void
 publish(struct ev_instance *ei)
 {
@@ -1074,6 +1315,7 @@ publish(struct ev_instance *ei)
 	pthread_mutex_lock(&ei->lock);
 	sn->polled = true;
 	sn->up = ei->up;
+	sn->not_responding = ei->not_responding;
 	sn->restarts = ei->t.restarts;
 	sn->sent = ei->t.sent;
 	sn->failed = ei->t.failed;
@@ -1099,30 +1341,96 @@ publish(struct ev_instance *ei)
 }
 
 static void
-poll_once(struct ev_instance *ei)
+notify_main_lcore(struct ev_instance *ei, uint64_t age_ms, uint64_t t)
 {
-	uint64_t t = now_ms();
-	bool was_up = ei->up;
-	int ret = 0;
+	struct dtp_meta meta = DTP_META_NONE;
+	struct dtp_id id;
+	char d[32];
 
-	if (!ei->have_caps || (ei->caps_again && t >= ei->caps_again_ms))
-		ret = probe_caps(ei, t);
-	if (ret == 0 && ei->o->link)
-		ret = poll_links(ei, t);
-	if (!connection_error(ret) && ei->o->lcores)
-		ret = poll_lcores(ei, t);
-	if (!ei->have_caps && !connection_error(ret))
-		ret = -EAGAIN; /* the command list was not readable: not an outage either */
-	/* Failed: a connection error, or the last request got no answer that the protocol
-	 * allows (garbage, a bad greeting): the application does not answer its polls. A null
-	 * reply or one that does not parse is an answer. */
-	if ((connection_error(ret) && ret != -EAGAIN) || !ei->t.up)
-		instance_failed(ei, t);
-	else
-		instance_answered(ei, t);
+	dtp_id_lcore(&id, PLUGIN, ei->t.name, ei->main_lcore, cdtime());
+	meta.lcore_id = ei->main_lcore;
+	meta.old_state = ei->main_stalled ? "RUNNING" : "STALLED";
+	meta.new_state = ei->main_stalled ? "STALLED" : "RUNNING";
+	if (ei->main_stalled) {
+		dtp_notify(&id, NOTIF_FAILURE, "lcore_state", "main", &meta,
+			"main lcore %u of %s stalled: links not checked for %" PRIu64
+			" ms (read from the ports meanwhile)",
+			ei->main_lcore, ei->t.name, age_ms);
+		return;
+	}
+	meta.duration_ms = (int64_t)(t - ei->main_stalled_ms);
+	dtp_notify(&id, NOTIF_OKAY, "lcore_state", "main", &meta,
+		"main lcore %u of %s checks the links again after %s", ei->main_lcore, ei->t.name,
+		duration(t - ei->main_stalled_ms, d, sizeof(d)));
+}
+
+/*
+ * The forwarder's /fwd/ports is a snapshot its main lcore takes every link_poll_ms: older
+ * than three periods (and than the stall threshold, so that a busy host's scheduling delay is
+ * no alarm), the main lcore is stalled and the links are read from the ports themselves.
+ */
+static int
+check_main_lcore(struct ev_instance *ei, uint64_t t)
+{
+	struct fwd_info fi;
+	uint64_t limit;
+	bool stale;
+	int ret;
+
+	if (!ei->has_fwd_ports || !ei->has_link_check_age)
+		return 0;
+	ret = read_fwd_info(ei, &fi);
+	if (ret < 0)
+		return ret;
+	limit = 3 * fi.link_poll_ms > ei->stall_us / 1000 ? 3 * fi.link_poll_ms
+							  : ei->stall_us / 1000;
+	stale = fi.has_age && fi.link_check_age_ms > limit;
+	if (stale == ei->main_stalled)
+		return 0;
+	/* Confirmed by a second answer, as every alarm (DPDK 22.11's strtok race). */
+	if (ei->o->link_confirm &&
+		(read_fwd_info(ei, &fi) < 0 || !fi.has_age ||
+			(fi.link_check_age_ms > limit) != stale)) {
+		ei->t.discarded++;
+		return ei->poll_err;
+	}
+	ei->main_stalled = stale;
+	if (stale)
+		ei->main_stalled_ms = t - fi.link_check_age_ms;
+	notify_main_lcore(ei, fi.link_check_age_ms, t);
+	return 0;
+}
+
+/* Read every source; the first connection error ends the poll (ei->poll_err). */
+static void
+poll_sources(struct ev_instance *ei, uint64_t t)
+{
+	if ((!ei->have_caps || (ei->caps_again && t >= ei->caps_again_ms)) && probe_caps(ei, t) < 0)
+		return;
+	if (ei->o->link) {
+		check_main_lcore(ei, t);
+		poll_links(ei, t);
+	}
+	if (ei->o->lcores)
+		poll_lcores(ei, t);
+}
+
+/*
+ * The values that changed in this poll go out under the dispatch lock, after the snapshot
+ * the read callback dispatches from was published under the same lock: a read can never
+ * dispatch an older state with a later time than a change.
+ */
+static void
+finish_poll(struct ev_instance *ei, bool instance_changed)
+{
+	cdtime_t now;
+
+	pthread_mutex_lock(&ei->dispatch_lock);
 	publish(ei);
-	if (ei->up != was_up) {
+	now = cdtime();
+	if (instance_changed) {
 		struct snapshot sn = {.up = ei->up,
+			.not_responding = ei->not_responding,
 			.restarts = ei->t.restarts,
 			.sent = ei->t.sent,
 			.failed = ei->t.failed,
@@ -1130,8 +1438,42 @@ poll_once(struct ev_instance *ei)
 			.invalid = ei->t.invalid,
 			.truncated = ei->t.truncated};
 
-		dispatch_instance_now(ei, &sn);
+		dispatch_instance_at(ei, &sn, now);
 	}
+	for (size_t i = 0; i < ei->nports; i++) {
+		if (ei->ports[i].dirty)
+			dispatch_port_at(ei, &ei->ports[i], now);
+		ei->ports[i].dirty = false;
+	}
+	for (size_t i = 0; i < ei->nlcores; i++) {
+		if (ei->lcores[i].dirty)
+			dispatch_lcore_at(ei, &ei->lcores[i], now);
+		ei->lcores[i].dirty = false;
+	}
+	pthread_mutex_unlock(&ei->dispatch_lock);
+}
+
+static void
+poll_once(struct ev_instance *ei)
+{
+	uint64_t t = now_ms();
+	bool was_up = ei->up, was_hung = ei->not_responding;
+
+	ei->poll_err = 0;
+	poll_sources(ei, t);
+	/* Not sent (reconnecting backs off after a refusal): nothing was learnt. Unanswered in
+	 * time: hung, or gone if its process exited. Refused, or answered only with what the
+	 * protocol does not allow (garbage, a bad greeting): gone. A null reply, or one that
+	 * does not parse, is an answer. */
+	if (ei->poll_err == -EAGAIN)
+		;
+	else if (ei->poll_err == -ETIMEDOUT || ei->poll_err == -EBUSY)
+		instance_unanswered(ei, now_ms(), t);
+	else if (ei->poll_err != 0 || !ei->t.up)
+		instance_refused(ei, t);
+	else
+		instance_answered(ei, t);
+	finish_poll(ei, ei->up != was_up || ei->not_responding != was_hung);
 }
 
 static void *
@@ -1143,7 +1485,15 @@ poll_thread(void *arg)
 
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (;;) {
+		struct timespec now;
+
 		poll_once(ei);
+		/* A poll that overran its period (a timeout) restarts the schedule from now: the
+		 * polls it missed are not run back to back. */
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > next.tv_sec ||
+			(now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec))
+			next = now;
 		next.tv_nsec += (long)(period_ns % 1000000000u);
 		next.tv_sec += (time_t)(period_ns / 1000000000u) + next.tv_nsec / 1000000000;
 		next.tv_nsec %= 1000000000;
@@ -1156,12 +1506,6 @@ poll_thread(void *arg)
 			return NULL;
 		}
 		pthread_mutex_unlock(&ei->lock);
-		/* A poll that overran its period starts the next one at once, not a burst. */
-		struct timespec now;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > next.tv_sec + 1)
-			next = now;
 	}
 }
 
@@ -1173,6 +1517,7 @@ instance_free(struct ev_instance *ei)
 	if (ei == NULL)
 		return;
 	dtp_target_fini(&ei->t);
+	ports_clear(ei);
 	pthread_mutex_destroy(&ei->lock);
 	pthread_mutex_destroy(&ei->dispatch_lock);
 	pthread_cond_destroy(&ei->wake);
@@ -1255,44 +1600,29 @@ discover(void)
 
 /* collectd callbacks ----------------------------------------------------------------------- */
 
-/* Dispatch an instance's last published state. */
+/*
+ * Dispatch an instance's last published state. Under the dispatch lock, which the poll thread
+ * holds while it publishes a snapshot and dispatches its changes: the snapshot dispatched
+ * here is never older than a change dispatched before it.
+ */
 static void
 dispatch_snapshot(struct ev_instance *ei)
 {
-	struct snapshot sn;
+	const struct snapshot *sn = &ei->snap;
 	cdtime_t now;
 
-	pthread_mutex_lock(&ei->lock);
-	sn = ei->snap;
-	if (!sn.polled) {
-		/* Before the first poll: an "up 0" now would be a guess, not a reading. */
-		pthread_mutex_unlock(&ei->lock);
-		return;
-	}
-	sn.ports = sn.nports ? malloc(sn.nports * sizeof(*sn.ports)) : NULL;
-	sn.lcores = sn.nlcores ? malloc(sn.nlcores * sizeof(*sn.lcores)) : NULL;
-	if (sn.ports != NULL)
-		memcpy(sn.ports, ei->snap.ports, sn.nports * sizeof(*sn.ports));
-	else
-		sn.nports = 0;
-	if (sn.lcores != NULL)
-		memcpy(sn.lcores, ei->snap.lcores, sn.nlcores * sizeof(*sn.lcores));
-	else
-		sn.nlcores = 0;
-	pthread_mutex_unlock(&ei->lock);
 	pthread_mutex_lock(&ei->dispatch_lock);
-	now = cdtime();
-	dispatch_instance_at(ei, &sn, now);
-	/* A gone application's ports and lcores are covered by its own event. */
-	for (size_t k = 0; sn.up && k < sn.nports; k++)
-		if (sn.ports[k].present)
-			dispatch_port_at(ei, &sn.ports[k], now);
-	for (size_t k = 0; sn.up && k < sn.nlcores; k++)
-		if (sn.lcores[k].present)
-			dispatch_lcore_at(ei, &sn.lcores[k], now);
+	/* Before the first poll: an "up 0" now would be a guess, not a reading. */
+	if (sn->polled) {
+		now = cdtime();
+		dispatch_instance_at(ei, sn, now);
+		/* A gone application's ports and lcores are covered by its own event. */
+		for (size_t k = 0; sn->up && k < sn->nports; k++)
+			dispatch_port_at(ei, &sn->ports[k], now);
+		for (size_t k = 0; sn->up && k < sn->nlcores; k++)
+			dispatch_lcore_at(ei, &sn->lcores[k], now);
+	}
 	pthread_mutex_unlock(&ei->dispatch_lock);
-	free(sn.ports);
-	free(sn.lcores);
 }
 
 /* At each interval: the latest state of everything, whether it changed or not. */
@@ -1336,7 +1666,8 @@ events_config(oconfig_item_t *ci)
 }
 
 static const char *const types[] = {"link_status", "link_speed", "link_changes", "link_flapping",
-	"lcore_state", "heartbeat_age", "stalls", "up", "restarts", "telemetry_requests"};
+	"lcore_state", "heartbeat_age", "stalls", "up", "not_responding", "restarts",
+	"telemetry_requests"};
 
 /* PollInterval must leave room for a request that times out. */
 static int

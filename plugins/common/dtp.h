@@ -154,6 +154,7 @@ struct dtp_target {
 	uint64_t generation; /* the shared session's generation last seen */
 	uint64_t connects; /* the shared session's connect count last seen */
 	long pid;
+	unsigned long long start_ticks; /* when pid started (/proc), 0: unknown */
 	bool bad_reply_logged; /* an unusable reply of this process was logged */
 
 	/* The plugin's own health, dispatched as values (docs/metrics.md). */
@@ -193,6 +194,14 @@ int dtp_query_id(struct dtp_target *t, const char *name, unsigned int id, struct
  * greeting's pid changed). *ret_old_pid gets the previous pid. Also counts reconnects.
  */
 bool dtp_target_restarted(struct dtp_target *t, long *ret_old_pid);
+
+/**
+ * Whether the process that last greeted the target has surely exited: its pid is no longer
+ * in /proc, or belongs to a process with another start time (a reused pid). False while it
+ * runs and when that cannot be told (never answered; another pid namespace). The pid and
+ * its start time are taken by dtp_target_restarted().
+ */
+bool dtp_target_exited(const struct dtp_target *t);
 
 /** Seconds since process @pid started, from /proc; -1 when that cannot be told. */
 double dtp_proc_uptime(long pid);

@@ -182,6 +182,41 @@ dtp_query_id(struct dtp_target *t, const char *name, unsigned int id, struct dte
 	return dtp_query(t, cmd, ret);
 }
 
+static bool
+read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	bool ok;
+
+	if (f == NULL)
+		return false;
+	ok = fgets(buf, (int)size, f) != NULL;
+	fclose(f);
+	return ok;
+}
+
+/* When process @pid started, in clock ticks since boot; 0 when there is no such process. */
+static unsigned long long
+proc_start_ticks(long pid)
+{
+	char path[64], buf[1024], *p, *end;
+	unsigned long long start;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (pid <= 0 || !read_line(path, buf, sizeof(buf)))
+		return 0;
+	/* Field 22 is starttime (clock ticks); comm (field 2) may hold spaces, so count the
+	 * fields from the ")" that ends it: starttime is the 20th after it. */
+	p = strrchr(buf, ')');
+	for (int field = 0; p != NULL && field < 20; field++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL)
+		return 0;
+	errno = 0;
+	start = strtoull(p + 1, &end, 10);
+	return errno != 0 || end == p + 1 ? 0 : start;
+}
+
 bool
 dtp_target_restarted(struct dtp_target *t, long *ret_old_pid)
 {
@@ -200,8 +235,16 @@ dtp_target_restarted(struct dtp_target *t, long *ret_old_pid)
 		t->bad_reply_logged = false; /* a new process: its first bad reply is news */
 	}
 	t->generation = st.generation;
+	if (t->pid != st.greeting.pid || t->start_ticks == 0)
+		t->start_ticks = proc_start_ticks(st.greeting.pid);
 	t->pid = st.greeting.pid;
 	return restarted;
+}
+
+bool
+dtp_target_exited(const struct dtp_target *t)
+{
+	return t->start_ticks != 0 && proc_start_ticks(t->pid) != t->start_ticks;
 }
 
 void
@@ -215,39 +258,14 @@ dtp_discovered_name(const struct dtel_socket_info *si, char *buf, size_t size)
 		*strrchr(buf, '.') = '_';
 }
 
-static bool
-read_line(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-	bool ok;
-
-	if (f == NULL)
-		return false;
-	ok = fgets(buf, (int)size, f) != NULL;
-	fclose(f);
-	return ok;
-}
-
 double
 dtp_proc_uptime(long pid)
 {
-	char path[64], buf[1024], *p, *end;
-	unsigned long long start;
+	unsigned long long start = proc_start_ticks(pid);
+	char buf[128], *end;
 	double up;
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	if (!read_line(path, buf, sizeof(buf)))
-		return -1;
-	/* Field 22 is starttime (clock ticks); comm (field 2) may hold spaces, so count the
-	 * fields from the ")" that ends it: starttime is the 20th after it. */
-	p = strrchr(buf, ')');
-	for (int field = 0; p != NULL && field < 20; field++)
-		p = strchr(p + 1, ' ');
-	if (p == NULL)
-		return -1;
-	errno = 0;
-	start = strtoull(p + 1, &end, 10);
-	if (errno != 0 || end == p + 1 || !read_line("/proc/uptime", buf, sizeof(buf)))
+	if (start == 0 || !read_line("/proc/uptime", buf, sizeof(buf)))
 		return -1;
 	up = strtod(buf, &end);
 	if (end == buf)

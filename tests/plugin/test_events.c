@@ -10,12 +10,14 @@
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -47,6 +49,12 @@ struct sim {
 	bool started[MAXP]; /* dev_started of /ethdev/info */
 	int start_on_info; /* this port is started (and up) when its /ethdev/info is asked */
 	unsigned int link_queries; /* link answers given so far */
+	int slow_once_ms; /* the next reply waits this long, once */
+	bool eal; /* offers /eal/lcore/list and /eal/lcore/info (DPDK >= 23.03), no /fwd */
+	bool frozen[MAXP]; /* eal: this lcore's cycles stand still */
+	uint64_t cycles[MAXP]; /* eal: total_cycles */
+	unsigned int lcore_queries; /* eal: /eal/lcore/info answers given so far */
+	uint64_t main_age_ms; /* fwd: link_check_age_ms of /fwd/info */
 };
 
 static struct sim sim = {.m = PTHREAD_MUTEX_INITIALIZER};
@@ -138,8 +146,31 @@ static char *
 root(void)
 {
 	return fs_printf(
-		"{\"/\":[\"/\",\"/ethdev/info\",\"/ethdev/link_status\",\"/ethdev/list\"%s]}",
-		sim.fwd ? ",\"/fwd/info\",\"/fwd/lcores\",\"/fwd/ports\"" : "");
+		"{\"/\":[\"/\",\"/ethdev/info\",\"/ethdev/link_status\",\"/ethdev/list\"%s%s]}",
+		sim.fwd ? ",\"/fwd/info\",\"/fwd/lcores\",\"/fwd/ports\"" : "",
+		sim.eal ? ",\"/eal/lcore/info\",\"/eal/lcore/list\"" : "");
+}
+
+/* Shaped as DPDK 23.11 lib/eal/common/eal_common_lcore.c handle_lcore_info() answers, with
+ * cycles as testpmd --record-core-cycles reports them; lcores 1..nlcores. */
+static char *
+eal_lcore_info(unsigned int id)
+{
+	if (id < 1 || id > (unsigned int)sim.nlcores)
+		return fs_printf("{\"/eal/lcore/info\":null}");
+	if (!sim.frozen[id - 1])
+		sim.cycles[id - 1] += 1000;
+	sim.lcore_queries++;
+	return fs_printf("{\"/eal/lcore/info\":{\"lcore_id\":%u,\"socket\":0,\"role\":\"RTE\","
+			 "\"cpuset\":[%u],\"total_cycles\":%" PRIu64 ",\"busy_cycles\":%" PRIu64
+			 "}}",
+		id, id, sim.cycles[id - 1], sim.cycles[id - 1] / 2);
+}
+
+static char *
+eal_lcore_list(void)
+{
+	return fs_printf("{\"/eal/lcore/list\":[%s]}", sim.nlcores == 1 ? "1" : "1,2");
 }
 
 static void
@@ -152,6 +183,8 @@ sim_handler(
 
 	(void)fs, (void)conn, (void)arg;
 	pthread_mutex_lock(&sim.m);
+	o->delay_ms = sim.slow_once_ms;
+	sim.slow_once_ms = 0;
 #define IS(c) (n == strlen(c) && strncmp(req, c, n) == 0)
 	if (sim.silent)
 		o->action = FAKE_SILENT;
@@ -183,7 +216,13 @@ sim_handler(
 	else if (IS("/fwd/lcores") && sim.fwd)
 		o->data = fwd_lcores();
 	else if (IS("/fwd/info") && sim.fwd)
-		o->data = fs_printf("{\"/fwd/info\":{\"stall_ms\":100}}");
+		o->data = fs_printf("{\"/fwd/info\":{\"stall_ms\":100,\"link_poll_ms\":10,"
+				    "\"main_lcore\":0,\"link_check_age_ms\":%" PRIu64 "}}",
+			sim.main_age_ms);
+	else if (IS("/eal/lcore/list") && sim.eal)
+		o->data = eal_lcore_list();
+	else if (IS("/eal/lcore/info") && sim.eal)
+		o->data = eal_lcore_info(id);
 	else
 		o->data = fs_printf("{\"%.*s\":null}", (int)n, req);
 #undef IS
@@ -225,7 +264,13 @@ setup(void **state)
 	sim.bad_values = false;
 	sim.start_on_info = -1;
 	sim.link_queries = 0;
+	sim.slow_once_ms = 0;
+	sim.eal = false;
+	sim.lcore_queries = 0;
+	sim.main_age_ms = 2;
 	for (int i = 0; i < MAXP; i++) {
+		sim.frozen[i] = false;
+		sim.cycles[i] = 0;
 		sim.up[i] = true;
 		sim.started[i] = true;
 		sim.speed[i] = 10000;
@@ -566,22 +611,98 @@ set_silent(void *arg)
 	sim.silent = *(bool *)arg;
 }
 
+/*
+ * An application whose process runs on but does not answer is hung, not gone: after
+ * NotRespondingPolls unanswered polls one FAILURE, up 0 and not_responding 1; one OKAY when
+ * it answers again. (Before, timeouts made it "gone" and "back".)
+ */
 static void
-timeouts_make_it_gone(void **state)
+silent_live_process_is_not_responding(void **state)
 {
+	struct fc_notification n;
+	char want[128];
 	struct fc_value v;
-	bool yes = true;
+	bool yes = true, no = false;
 
 	(void)state;
-	start_server(10);
+	start_server(getpid()); /* a process that surely runs: this one */
 	start_plugin("Timeout 0.02");
 	wait_polls(4);
 	sim_set(set_silent, &yes);
-	wait_note("DPDK application edge1 is gone", 1, NULL);
+	wait_note("DPDK application edge1 is not responding", 1, &n);
+	assert_int_equal(n.severity, NOTIF_FAILURE);
+	snprintf(want, sizeof(want), "(pid %ld alive, no reply for ", (long)getpid());
+	assert_non_null(strstr(n.message, want));
+	assert_string_equal(n.meta, "name=edge1;old_state=up;new_state=not_responding;");
 	fc_read_all();
 	assert_true(fc_find_copy("edge1", "up", NULL, &v));
 	assert_true(v.v[0].gauge == 0);
+	assert_true(fc_find_copy("edge1", "not_responding", NULL, &v));
+	assert_true(v.v[0].gauge == 1);
 	assert_int_equal(fc_logs_matching("does not answer within the timeout"), 1);
+	sim_set(set_silent, &no);
+	wait_note("DPDK application edge1 answers again after", 1, &n);
+	assert_int_equal(n.severity, NOTIF_OKAY);
+	assert_non_null(
+		strstr(n.meta, "name=edge1;old_state=not_responding;new_state=up;duration_ms="));
+	wait_gauge("edge1", "not_responding", 0);
+	wait_gauge("edge1", "up", 1);
+	assert_int_equal(fc_notifications_matching("gone", NULL), 0);
+	assert_int_equal(fc_notifications_matching("DPDK application", NULL), 2);
+}
+
+/* Unanswered, and the process behind the greeting has exited since: gone, not hung. */
+static void
+silent_exited_process_is_gone(void **state)
+{
+	pid_t child = fork();
+	bool yes = true;
+
+	(void)state;
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	assert_true(child > 0);
+	start_server(child);
+	start_plugin("Timeout 0.02");
+	wait_polls(4);
+	kill(child, SIGKILL);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	sim_set(set_silent, &yes);
+	wait_note("DPDK application edge1 is gone", 1, NULL);
+	assert_int_equal(fc_notifications_matching("not responding", NULL), 0);
+}
+
+static void
+set_slow_once(void *arg)
+{
+	sim.slow_once_ms = *(int *)arg;
+}
+
+/*
+ * One reply later than Timeout ends that poll only: the next poll asks the application again
+ * at once (no backoff refusal counted as a second failure, no burst of missed polls), so
+ * nothing is announced. Fails on the code before: "is gone" then "is back after".
+ */
+static void
+one_slow_reply_is_no_outage(void **state)
+{
+	int slow = 80;
+	struct fc_value v;
+
+	(void)state;
+	start_server(getpid());
+	start_plugin("Timeout 0.05");
+	wait_polls(4);
+	sim_set(set_slow_once, &slow);
+	wait_polls(20);
+	assert_int_equal(fc_notifications_matching("DPDK application", NULL), 0);
+	fc_read_all();
+	assert_true(fc_find_copy("edge1", "telemetry_requests", "failed", &v));
+	assert_int_equal(v.v[0].derive, 1); /* the one timeout, nothing refused unsent */
+	assert_true(fc_find_copy("edge1", "up", NULL, &v));
+	assert_true(v.v[0].gauge == 1);
 }
 
 static void
@@ -633,7 +754,7 @@ bad_values_counted_and_logged_once(void **state)
 	sim_set(set_bad_values, &yes);
 	start_server(10);
 	start_plugin(NULL);
-	wait_polls(10);
+	wait_polls(12); /* 6 polls begun: 5 done and published, 2 bad answers each */
 	fc_read_all();
 	assert_false(fc_find_copy("edge1.port0", "link_status", NULL, &v));
 	assert_true(fc_find_copy("edge1", "up", NULL, &v) && v.v[0].gauge == 1);
@@ -918,6 +1039,213 @@ bad_configurations_refused(void **state)
 	}
 }
 
+static void
+set_frozen(void *arg)
+{
+	int *a = arg;
+
+	sim.frozen[a[0]] = a[1];
+}
+
+/*
+ * DPDK >= 23.03 without /fwd: an lcore whose cycles stand still is STALLED, confirmed by a
+ * second /eal/lcore/info, not by /fwd/lcores (which answers null there, so the stall was
+ * discarded on every poll before).
+ */
+static void
+eal_lcore_stall_confirmed_by_its_own_source(void **state)
+{
+	struct fc_notification n;
+	struct fc_value v;
+
+	(void)state;
+	sim.eal = true;
+	start_server(getpid());
+	start_plugin(NULL);
+	wait_polls(4);
+	sim_set(set_frozen, (int[]){0, 1});
+	wait_note("lcore 1 of edge1 stalled", 1, &n);
+	assert_int_equal(n.severity, NOTIF_FAILURE);
+	assert_string_equal(n.plugin_instance, "edge1.lcore1");
+	wait_gauge("edge1.lcore1", "lcore_state", 3);
+	sim_set(set_frozen, (int[]){0, 0});
+	wait_note("lcore 1 of edge1 recovered after", 1, &n);
+	assert_int_equal(n.severity, NOTIF_OKAY);
+	wait_gauge("edge1.lcore1", "lcore_state", 1);
+	assert_int_equal(fc_notifications_matching("lcore 2", NULL), 0);
+	fc_read_all();
+	assert_true(fc_find_copy("edge1", "telemetry_requests", "failed", &v));
+	assert_int_equal(v.v[0].derive, 0);
+}
+
+/* FlapThreshold holds over its whole range: 100 changes make a port flapping, once, and no
+ * "flapped" warning follows while it flaps (history was capped at 64 changes before). */
+static void
+flap_threshold_above_64(void **state)
+{
+	struct fc_notification n;
+	size_t flapped;
+	int ten = 10;
+
+	(void)state;
+	sim.fwd = true;
+	start_server(10);
+	start_plugin("FlapThreshold 100");
+	wait_polls(4);
+	for (int i = 0; i < 10; i++) {
+		sim_set(bump_changes, &ten);
+		wait_polls(2);
+	}
+	wait_note("Link flapping on edge1 port 0", 1, &n);
+	assert_string_equal(n.message, "Link flapping on edge1 port 0: 100 changes within 1 s");
+	flapped = fc_notifications_matching("Link flapped", NULL);
+	for (int i = 0; i < 5; i++) {
+		sim_set(bump_changes, &ten);
+		wait_polls(2);
+	}
+	assert_int_equal(fc_notifications_matching("Link flapped", NULL), flapped);
+	assert_int_equal(fc_notifications_matching("Link flapping", NULL), 1);
+}
+
+static void
+set_counts(void *arg)
+{
+	int *a = arg;
+
+	sim.nports = a[0];
+	sim.nlcores = a[1];
+}
+
+static void
+wait_log(const char *needle)
+{
+	uint64_t deadline = ms_now() + 5000;
+
+	while (fc_logs_matching(needle) == 0 && ms_now() < deadline)
+		usleep(1000);
+	if (fc_logs_matching(needle) == 0) {
+		fc_dump_logs();
+		fail_msg("no log line \"%s\"", needle);
+	}
+}
+
+/* A port or lcore the application no longer lists: one INFO line, then no more values. */
+static void
+unlisted_port_and_lcore_stop(void **state)
+{
+	struct fc_value v;
+
+	(void)state;
+	sim.fwd = true;
+	start_server(10);
+	start_plugin(NULL);
+	wait_polls(4);
+	fc_read_all();
+	assert_true(fc_find_copy("edge1.port1", "link_status", NULL, &v));
+	assert_true(fc_find_copy("edge1.lcore2", "lcore_state", NULL, &v));
+	sim_set(set_counts, (int[]){1, 1});
+	wait_log("port 1 of DPDK application 'edge1' is no longer listed: its values stop");
+	wait_log("lcore 2 of DPDK application 'edge1' is no longer reported: its values stop");
+	wait_polls(4);
+	assert_int_equal(fc_logs_matching("is no longer listed"), 1);
+	assert_int_equal(fc_logs_matching("is no longer reported"), 1);
+	fc_clear_records();
+	fc_read_all();
+	assert_true(fc_find_copy("edge1.port0", "link_status", NULL, &v));
+	assert_true(fc_find_copy("edge1.lcore1", "lcore_state", NULL, &v));
+	assert_false(fc_find_copy("edge1.port1", "link_status", NULL, &v));
+	assert_false(fc_find_copy("edge1.lcore2", "lcore_state", NULL, &v));
+}
+
+static volatile bool reading;
+
+static void *
+reader_main(void *arg)
+{
+	(void)arg;
+	while (reading)
+		fc_read_all();
+	return NULL;
+}
+
+/*
+ * Reads at any moment never undo a change: in the order values were dispatched, port 0's
+ * link_status changes exactly as often as the link did (a read between the poll thread's
+ * dispatch of a change and its snapshot sent the old state again, with a later time).
+ */
+static void
+reads_never_undo_a_change(void **state)
+{
+	unsigned int changes = 0;
+	pthread_t reader;
+	double last = -1;
+
+	(void)state;
+	start_server(10);
+	start_plugin("LinkConfirm false\nFlapThreshold 1000");
+	wait_polls(4);
+	reading = true;
+	assert_int_equal(pthread_create(&reader, NULL, reader_main, NULL), 0);
+	for (size_t i = 1; i <= 10; i++) {
+		set_link(0, false);
+		wait_note("Link down on edge1 port 0", i, NULL);
+		wait_polls(2);
+		set_link(0, true);
+		wait_note("Link up on edge1 port 0", i, NULL);
+		wait_polls(2);
+	}
+	reading = false;
+	pthread_join(reader, NULL);
+	for (size_t i = 0; i < fc_nvalues(); i++) {
+		const struct fc_value *v = fc_value_at(i);
+
+		if (strcmp(v->plugin_instance, "edge1.port0") != 0 ||
+			strcmp(v->type, "link_status") != 0)
+			continue;
+		if (last >= 0 && v->v[0].gauge != last)
+			changes++;
+		last = v->v[0].gauge;
+	}
+	assert_int_equal(changes, 20);
+}
+
+static void
+set_main_age(void *arg)
+{
+	sim.main_age_ms = *(uint64_t *)arg;
+}
+
+/*
+ * The forwarder's main lcore stops checking links: /fwd/ports goes stale, so links are read
+ * from /ethdev/link_status meanwhile, with one FAILURE, and one OKAY when it moves again.
+ */
+static void
+main_lcore_stall_reads_links_from_ports(void **state)
+{
+	struct fc_notification n;
+	uint64_t stale = 500, fresh = 3;
+
+	(void)state;
+	sim.fwd = true;
+	start_server(10);
+	start_plugin(NULL);
+	wait_polls(4);
+	sim_set(set_main_age, &stale);
+	wait_note("main lcore 0 of edge1 stalled", 1, &n);
+	assert_int_equal(n.severity, NOTIF_FAILURE);
+	assert_string_equal(n.message,
+		"main lcore 0 of edge1 stalled: links not checked for "
+		"500 ms (read from the ports meanwhile)");
+	assert_string_equal(n.plugin_instance, "edge1.lcore0");
+	/* /fwd/ports is stale (it still says up); the ports themselves say down. */
+	set_link(1, false);
+	wait_note("Link down on edge1 port 1", 1, NULL);
+	sim_set(set_main_age, &fresh);
+	wait_note("main lcore 0 of edge1 checks the links again after", 1, &n);
+	assert_int_equal(n.severity, NOTIF_OKAY);
+	assert_int_equal(fc_notifications_matching("main lcore", NULL), 2);
+}
+
 int
 main(void)
 {
@@ -931,7 +1259,17 @@ main(void)
 			stall_seen_before_the_application_says_so, setup, teardown),
 		cmocka_unit_test_setup_teardown(exited_lcore, setup, teardown),
 		cmocka_unit_test_setup_teardown(gone_back_and_restarted, setup, teardown),
-		cmocka_unit_test_setup_teardown(timeouts_make_it_gone, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			silent_live_process_is_not_responding, setup, teardown),
+		cmocka_unit_test_setup_teardown(silent_exited_process_is_gone, setup, teardown),
+		cmocka_unit_test_setup_teardown(one_slow_reply_is_no_outage, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			eal_lcore_stall_confirmed_by_its_own_source, setup, teardown),
+		cmocka_unit_test_setup_teardown(flap_threshold_above_64, setup, teardown),
+		cmocka_unit_test_setup_teardown(unlisted_port_and_lcore_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(reads_never_undo_a_change, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			main_lcore_stall_reads_links_from_ports, setup, teardown),
 		cmocka_unit_test_setup_teardown(initial_down_reported_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(initial_state_can_be_silenced, setup, teardown),
 		cmocka_unit_test_setup_teardown(links_only_said_once, setup, teardown),

@@ -1,6 +1,8 @@
 """dpdktel_events in a real collectd against real DPDK applications on net_tap ports."""
 import os
+import signal
 import subprocess
+import time
 
 
 from helpers import dpdk
@@ -118,3 +120,50 @@ def test_forwarder_exit_fault(build_dir, source_dir, fwd_bin):
         assert n['severity'] == 'FAILURE'
         wait_until(lambda: cd.getval('dpdktel_events-tap.lcore1/lcore_state') == {'value': 4.0},
                    5, 'lcore_state 4 (EXITED)')
+
+
+def stopped_for(pid, seconds):
+    """The fault itself: the whole application stops (SIGSTOP) for this long, then runs on."""
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        time.sleep(seconds)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
+def requests_sent(cd):
+    row = cd.last('dpdktel_events-pmd/telemetry_requests-sent')
+    return row[1][0] if row else 0
+
+
+def test_slow_reply_is_not_an_outage_and_a_hang_is_not_gone(build_dir, source_dir):
+    """A real testpmd that stops for 0.3 s with Timeout 0.2 is no news (before: "is gone",
+    then "is back after 240 ms"); one that stops for 3 s is "not responding", then "answers
+    again", and never "gone": its process was alive all along."""
+    app = dpdk.testpmd(nports=2)
+    config = ('LoadPlugin dpdktel_events\n<Plugin dpdktel_events>\n  PollInterval 0.02\n'
+              f'  Timeout 0.2\n  <Instance "pmd">\n    SocketPath "{app.socket}"\n'
+              '  </Instance>\n</Plugin>\n')
+    with app, Collectd(build_dir, source_dir, config, ours=('dpdktel_events',)) as cd:
+        wait_until(lambda: cd.getval('dpdktel_events-pmd/up') == {'value': 1.0}, 10, 'up 1')
+        for _ in range(3):
+            stopped_for(app.pid, 0.3)
+            sent = requests_sent(cd)
+            # Polls after it runs again, as the next collectd reads show them.
+            wait_until(lambda: requests_sent(cd) > sent + 20, 10, 'polls after SIGCONT')
+        msgs = [n['message'] for n in notes(cd)]
+        assert not any('DPDK application' in m for m in msgs), (msgs, cd.log())
+        stopped_for(app.pid, 3)
+        n = wait_note(cd, 'DPDK application pmd is not responding')
+        assert n['severity'] == 'FAILURE' and n['type'] == 'up'
+        assert f'(pid {app.pid} alive, no reply for ' in n['message'], n['message']
+        n = wait_note(cd, 'DPDK application pmd answers again after')
+        assert n['severity'] == 'OKAY'
+        wait_until(lambda: cd.getval('dpdktel_events-pmd/not_responding') == {'value': 0.0},
+                   5, 'not_responding back to 0')
+        msgs = [n['message'] for n in notes(cd)]
+        assert sum('not responding' in m for m in msgs) == 1, msgs
+        assert not any('is gone' in m or 'is back' in m for m in msgs), (msgs, cd.log())
+        # While it was hung, the value said so (the csv writer keeps every value).
+        assert any(v[0] == 1.0 for _, v in cd.csv('dpdktel_events-pmd/not_responding')), \
+            'not_responding was never 1'

@@ -167,3 +167,22 @@ def test_slow_reply_is_not_an_outage_and_a_hang_is_not_gone(build_dir, source_di
         # While it was hung, the value said so (the csv writer keeps every value).
         assert any(v[0] == 1.0 for _, v in cd.csv('dpdktel_events-pmd/not_responding')), \
             'not_responding was never 1'
+
+
+def test_closed_port_stops_being_reported(build_dir, source_dir):
+    """testpmd closes a port (net_null releases it: it leaves /ethdev/list): one INFO line,
+    and its values stop while the other port's go on (before, they went on forever)."""
+    app = dpdk.testpmd(nports=2, extra=('-i',))
+    with app, Collectd(build_dir, source_dir, events_config(app.socket),
+                       ours=('dpdktel_events',)) as cd:
+        cd.wait_value('dpdktel_events-tap.port1/link_status', what='port 1 values')
+        app.proc.stdin.write(b'stop\nport stop 1\nport close 1\n')
+        app.proc.stdin.flush()
+        wait_until(lambda: "port 1 of DPDK application 'tap' is no longer listed: its values "
+                   'stop' in cd.log(), 10, 'the INFO line for port 1')
+        last1 = cd.last('dpdktel_events-tap.port1/link_status')[0]
+        # Two more reads of port 0 after the last value of port 1 was written.
+        cd.wait_value('dpdktel_events-tap.port0/link_status',
+                      lambda row: row[0] > last1 + 2 * cd.interval, what='port 0 goes on')
+        assert cd.last('dpdktel_events-tap.port1/link_status')[0] == last1
+        assert cd.log().count('is no longer listed') == 1

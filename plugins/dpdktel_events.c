@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "common/dtp.h"
+#include "events.h"
 
 #define PLUGIN "dpdktel_events"
 #define LOG(level, ...) DTP_LOG(level, PLUGIN, __VA_ARGS__)
@@ -85,59 +86,15 @@ static struct dtp_conf conf;
 
 /* Runtime state ------------------------------------------------------------------------- */
 
-enum link_state { LINK_UNKNOWN, LINK_UP, LINK_DOWN };
-
-/* What one poll saw of a port. */
-struct link_reading {
-	uint16_t port;
-	enum link_state state;
-	uint64_t speed;
-	enum dtel_duplex duplex;
-	bool have_changes;
-	uint64_t changes; /* the application's link_changes */
-	bool valid; /* false: listed by the application, but its link could not be read */
-};
-
-struct port_ev {
-	unsigned int id; /* first: dtp_slot() */
-	bool dirty; /* changed in this poll: its values go out at the end of the poll */
-	enum link_state state; /* confirmed */
-	uint64_t speed;
-	enum dtel_duplex duplex;
-	uint64_t since_ms; /* when the confirmed state began */
-	uint64_t changes; /* dispatched link_changes */
-	bool have_app_changes;
-	uint64_t app_changes; /* the application's counter at the last reading */
-	/* Times of the last changes (at most FlapThreshold of them), for flap detection. Owned
-	 * by the poll thread's array; a snapshot's copy must not use it. */
-	uint64_t *flap_ms;
-	unsigned int nflaps;
-	bool flapping;
-	char name[DTEL_STRING_MAX]; /* device name, "" until known */
-};
-
-struct lcore_ev {
-	unsigned int id; /* first: dtp_slot() */
-	bool dirty; /* as for ports */
-	bool seen; /* in this poll's reading */
-	enum dtel_lcore_state state; /* confirmed */
-	uint64_t since_ms;
-	uint64_t age_us; /* heartbeat age at the last reading */
-	uint64_t stalls;
-	/* For /eal/lcore/info, where there is no heartbeat: cycles of the last reading and of
-	 * the one before, and when they last advanced. */
-	uint64_t total, prev_total, busy, advanced_ms;
-};
-
 /* What the read callback dispatches: a copy the poll thread publishes after each poll. */
 struct snapshot {
 	bool polled; /* false until the first poll: nothing is known to dispatch */
 	bool up;
 	bool not_responding;
 	uint64_t restarts, sent, failed, discarded, invalid, truncated;
-	struct port_ev *ports;
+	struct events_port *ports; /* copies: their flap_ms is not theirs to use */
 	size_t nports;
-	struct lcore_ev *lcores;
+	struct events_lcore *lcores;
 	size_t nlcores;
 };
 
@@ -162,27 +119,22 @@ struct ev_instance {
 	uint64_t range_invalid;
 
 	/* Everything below belongs to the poll thread alone. */
-	bool up; /* confirmed: the application answers */
-	bool announced_gone;
-	bool not_responding; /* announced: alive, but its polls go unanswered */
-	unsigned int fails; /* consecutive polls refused (no socket, stale, closed, garbage) */
-	uint64_t gone_ms;
-	unsigned int unanswered; /* consecutive polls sent and not answered in time */
-	uint64_t unanswered_ms; /* when the first of them began */
-	bool main_stalled; /* announced: the main lcore no longer checks the links */
-	uint64_t main_stalled_ms;
-	unsigned int main_lcore;
+	struct events_instance st; /* up, gone, not responding */
+	struct events_link_conf link_conf;
 	bool have_caps;
 	bool caps_again; /* the command list came from a starting application: read it again */
 	uint64_t caps_again_ms; /* ... at this time */
 	bool has_fwd_ports, has_fwd_lcores, has_eal_lcore;
 	bool has_link_check_age; /* /fwd/info reports link_check_age_ms */
-	int poll_err; /* the connection error that ended this poll, 0: none yet */
 	bool said_links_only;
 	uint64_t stall_us; /* in force for lcores */
-	struct port_ev *ports;
+	bool main_stalled; /* announced: the main lcore no longer checks the links */
+	uint64_t main_stalled_ms;
+	unsigned int main_lcore;
+	int poll_err; /* the connection error that ended this poll, 0: none yet */
+	struct events_port *ports;
 	size_t nports;
-	struct lcore_ev *lcores;
+	struct events_lcore *lcores;
 	size_t nlcores;
 };
 
@@ -213,9 +165,9 @@ duration(uint64_t ms, char *buf, size_t size)
 }
 
 static const char *
-link_word(enum link_state s)
+link_word(enum events_link s)
 {
-	return s == LINK_UP ? "up" : s == LINK_DOWN ? "down" : "unknown";
+	return s == EVENTS_LINK_UP ? "up" : s == EVENTS_LINK_DOWN ? "down" : "unknown";
 }
 
 /* Values ----------------------------------------------------------------------------------- */
@@ -236,22 +188,22 @@ derive(struct ev_instance *ei, const struct dtp_id *id, const char *type, const 
 }
 
 static void
-dispatch_port_at(struct ev_instance *ei, const struct port_ev *p, cdtime_t now)
+dispatch_port_at(struct ev_instance *ei, const struct events_port *p, cdtime_t now)
 {
 	struct dtp_id id;
 
-	if (p->state == LINK_UNKNOWN)
+	if (p->state == EVENTS_LINK_UNKNOWN)
 		return;
 	dtp_id_port(&id, PLUGIN, ei->t.name, p->id, now);
-	gauge(&id, "link_status", p->state == LINK_UP ? 1 : 0);
+	gauge(&id, "link_status", p->state == EVENTS_LINK_UP ? 1 : 0);
 	if (p->speed != DTEL_SPEED_UNKNOWN)
-		gauge(&id, "link_speed", p->state == LINK_UP ? (double)p->speed : 0);
+		gauge(&id, "link_speed", p->state == EVENTS_LINK_UP ? (double)p->speed : 0);
 	derive(ei, &id, "link_changes", NULL, p->changes);
 	gauge(&id, "link_flapping", p->flapping ? 1 : 0);
 }
 
 static void
-dispatch_lcore_at(struct ev_instance *ei, const struct lcore_ev *l, cdtime_t now)
+dispatch_lcore_at(struct ev_instance *ei, const struct events_lcore *l, cdtime_t now)
 {
 	struct dtp_id id;
 
@@ -282,7 +234,7 @@ dispatch_instance_at(struct ev_instance *ei, const struct snapshot *sn, cdtime_t
 
 /* A notification about port p; @what is the message after "Link <what> on <inst> port N". */
 static void
-notify_port(struct ev_instance *ei, const struct port_ev *p, int severity, const char *old,
+notify_port(struct ev_instance *ei, const struct events_port *p, int severity, const char *old,
 	const char *new, int64_t duration_ms, const char *what, const char *detail)
 {
 	struct dtp_meta meta = DTP_META_NONE;
@@ -299,31 +251,109 @@ notify_port(struct ev_instance *ei, const struct port_ev *p, int severity, const
 }
 
 static void
-notify_down(struct ev_instance *ei, const struct port_ev *p, enum link_state old, uint64_t up_ms)
+notify_down(
+	struct ev_instance *ei, const struct events_port *p, enum events_link old, uint64_t up_ms)
 {
 	char detail[DTEL_STRING_MAX + 8];
 
 	snprintf(detail, sizeof(detail), " (%s)", p->name[0] ? p->name : "?");
 	notify_port(ei, p, NOTIF_FAILURE, link_word(old), "down",
-		old == LINK_UP ? (int64_t)up_ms : -1, "down", detail);
+		old == EVENTS_LINK_UP ? (int64_t)up_ms : -1, "down", detail);
 }
 
 static void
-notify_up(struct ev_instance *ei, const struct port_ev *p, enum link_state old, uint64_t down_ms)
+notify_up(
+	struct ev_instance *ei, const struct events_port *p, enum events_link old, uint64_t down_ms)
 {
 	char detail[128], d[32];
 
-	if (old == LINK_DOWN)
+	if (old == EVENTS_LINK_DOWN)
 		snprintf(detail, sizeof(detail), ": %" PRIu64 " Mbps %s after %s down", p->speed,
 			dtel_duplex_name(p->duplex), duration(down_ms, d, sizeof(d)));
 	else
 		snprintf(detail, sizeof(detail), ": %" PRIu64 " Mbps %s", p->speed,
 			dtel_duplex_name(p->duplex));
 	notify_port(ei, p, NOTIF_OKAY, link_word(old), "up",
-		old == LINK_DOWN ? (int64_t)down_ms : -1, "up", detail);
+		old == EVENTS_LINK_DOWN ? (int64_t)down_ms : -1, "up", detail);
 }
 
-/* Instance ----------------------------------------------------------------------------- */
+/* One transition of the link machine, as the table of docs/dpdktel_events.md says. */
+static void
+notify_link(struct ev_instance *ei, const struct events_port *p, const struct events_link_tr *tr)
+{
+	const char *now = link_word(p->state);
+	char detail[160];
+
+	switch (tr->kind) {
+	case EVENTS_TR_DOWN:
+		notify_down(ei, p, tr->old, tr->lasted_ms);
+		break;
+	case EVENTS_TR_UP:
+		notify_up(ei, p, tr->old, tr->lasted_ms);
+		break;
+	case EVENTS_TR_SPEED:
+		snprintf(detail, sizeof(detail), ": %" PRIu64 " Mbps %s → %" PRIu64 " Mbps %s",
+			tr->old_speed, dtel_duplex_name(tr->old_duplex), p->speed,
+			dtel_duplex_name(p->duplex));
+		notify_port(ei, p, NOTIF_WARNING, "up", "up", -1, "speed changed", detail);
+		break;
+	case EVENTS_TR_FLAPPED:
+		snprintf(detail, sizeof(detail), ": %" PRIu64 " changes between two polls, now %s",
+			tr->count, now);
+		notify_port(ei, p, NOTIF_WARNING, now, now, -1, "flapped", detail);
+		break;
+	case EVENTS_TR_FLAPPING:
+		snprintf(detail, sizeof(detail), ": %" PRIu64 " changes within %g s", tr->count,
+			ei->o->flap_window);
+		notify_port(ei, p, NOTIF_WARNING, "stable", "flapping", -1, "flapping", detail);
+		break;
+	case EVENTS_TR_SETTLED:
+		if (p->state == EVENTS_LINK_UP)
+			snprintf(detail, sizeof(detail), ": up, %" PRIu64 " Mbps %s", p->speed,
+				dtel_duplex_name(p->duplex));
+		else
+			snprintf(detail, sizeof(detail), ": %s", now);
+		notify_port(ei, p, p->state == EVENTS_LINK_UP ? NOTIF_OKAY : NOTIF_FAILURE,
+			"flapping", now, -1, "stopped flapping", detail);
+		break;
+	case EVENTS_TR_DISCARDED:
+		ei->t.discarded++; /* contradicted by the second query: not reported */
+		break;
+	}
+}
+
+static void
+notify_lcore(struct ev_instance *ei, const struct events_lcore *l, const struct events_lcore_tr *tr)
+{
+	struct dtp_meta meta = DTP_META_NONE;
+	char msg[NOTIF_MAX_MSG_LEN], d[32];
+	int severity = NOTIF_FAILURE;
+	struct dtp_id id;
+
+	if (tr->kind == EVENTS_TR_LCORE_DISCARDED) {
+		ei->t.discarded++;
+		return;
+	}
+	if (l->state == DTEL_LCORE_STALLED)
+		snprintf(msg, sizeof(msg),
+			"lcore %u of %s stalled: no heartbeat for %" PRIu64 " ms", l->id,
+			ei->t.name, l->age_us / 1000);
+	else if (l->state == DTEL_LCORE_EXITED)
+		snprintf(msg, sizeof(msg), "lcore %u of %s exited", l->id, ei->t.name);
+	else if (events_lcore_bad(tr->old))
+		severity = NOTIF_OKAY,
+		snprintf(msg, sizeof(msg), "lcore %u of %s recovered after %s", l->id, ei->t.name,
+			duration(tr->lasted_ms, d, sizeof(d)));
+	else
+		return; /* RUNNING <-> IDLE <-> STARTING is no news */
+	dtp_id_lcore(&id, PLUGIN, ei->t.name, l->id, cdtime());
+	meta.lcore_id = l->id;
+	meta.old_state = dtel_lcore_state_name(tr->old);
+	meta.new_state = dtel_lcore_state_name(l->state);
+	if (severity == NOTIF_OKAY)
+		meta.duration_ms = (int64_t)tr->lasted_ms;
+	dtp_notify(&id, severity, "lcore_state", NULL, &meta, "%s", msg);
+}
 
 static void notify_instance(struct ev_instance *ei, int severity, const char *old, const char *new,
 	int64_t duration_ms, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
@@ -351,112 +381,66 @@ notify_instance(struct ev_instance *ei, int severity, const char *old, const cha
 }
 
 static void
-ports_clear(struct ev_instance *ei)
+notify_instance_tr(struct ev_instance *ei, const struct events_instance_tr *tr)
 {
-	for (size_t i = 0; i < ei->nports; i++)
-		free(ei->ports[i].flap_ms);
-	ei->nports = 0;
-}
-
-/* Forget every port and lcore: they belong to a process that is gone. */
-static void
-forget_state(struct ev_instance *ei)
-{
-	ports_clear(ei);
-	ei->nlcores = 0;
-	ei->have_caps = false;
-	ei->said_links_only = false;
-	ei->main_stalled = false;
-}
-
-static const char *
-instance_word(const struct ev_instance *ei)
-{
-	return ei->not_responding ? "not_responding" : ei->announced_gone ? "gone" : "up";
-}
-
-/*
- * A poll refused at the connection level (no socket, stale socket, closed, garbage), or
- * unanswered by a process that has exited. Two in a row: one alone is not an outage.
- */
-static void
-instance_refused(struct ev_instance *ei, uint64_t t)
-{
-	ei->unanswered = 0;
-	if (ei->fails++ == 0)
-		ei->gone_ms = t;
-	if (ei->fails < 2 || ei->announced_gone || (!ei->up && !ei->not_responding))
-		return;
-	notify_instance(ei, NOTIF_FAILURE, instance_word(ei), "gone", -1,
-		"DPDK application %s is gone", ei->t.name);
-	ei->up = false;
-	ei->not_responding = false;
-	ei->announced_gone = true;
-}
-
-/*
- * A poll that was sent (or whose connection was accepted) and not answered within Timeout,
- * begun at @began. A process that still runs is hung, not gone: after NotRespondingPolls of
- * them in a row it is announced as not responding.
- */
-static void
-instance_unanswered(struct ev_instance *ei, uint64_t t, uint64_t began)
-{
+	const char *n = ei->t.name;
+	int64_t ms = (int64_t)tr->lasted_ms;
 	char d[32];
 
-	if (dtp_target_exited(&ei->t)) {
-		instance_refused(ei, t);
-		return;
+	duration(tr->lasted_ms, d, sizeof(d));
+	switch (tr->kind) {
+	case EVENTS_TR_GONE:
+		notify_instance(
+			ei, NOTIF_FAILURE, tr->old, "gone", -1, "DPDK application %s is gone", n);
+		break;
+	case EVENTS_TR_BACK:
+		notify_instance(ei, NOTIF_OKAY, tr->old, "up", ms,
+			"DPDK application %s is back after %s", n, d);
+		break;
+	case EVENTS_TR_NOT_RESPONDING:
+		notify_instance(ei, NOTIF_FAILURE, tr->old, "not_responding", -1,
+			"DPDK application %s is not responding (pid %ld alive, no reply for %s)", n,
+			ei->t.pid, d);
+		break;
+	case EVENTS_TR_ANSWERS_AGAIN:
+		notify_instance(ei, NOTIF_OKAY, tr->old, "up", ms,
+			"DPDK application %s answers again after %s", n, d);
+		break;
 	}
-	ei->fails = 0;
-	if (ei->unanswered++ == 0)
-		ei->unanswered_ms = began;
-	if (ei->unanswered < ei->o->not_responding_polls || ei->not_responding || !ei->t.ever_up)
-		return;
-	notify_instance(ei, NOTIF_FAILURE, instance_word(ei), "not_responding", -1,
-		"DPDK application %s is not responding (pid %ld alive, no reply for %s)",
-		ei->t.name, ei->t.pid, duration(t - ei->unanswered_ms, d, sizeof(d)));
-	ei->up = false;
-	ei->not_responding = true;
 }
 
-/* A poll succeeded: back after an outage, and/or restarted. */
 static void
-instance_answered(struct ev_instance *ei, uint64_t t)
+notify_main_lcore(struct ev_instance *ei, uint64_t age_ms, uint64_t t)
 {
-	long old_pid;
-	bool restarted = dtp_target_restarted(&ei->t, &old_pid);
+	struct dtp_meta meta = DTP_META_NONE;
+	struct dtp_id id;
 	char d[32];
 
-	if (!ei->up && ei->announced_gone)
-		notify_instance(ei, NOTIF_OKAY, "gone", "up", (int64_t)(t - ei->gone_ms),
-			"DPDK application %s is back after %s", ei->t.name,
-			duration(t - ei->gone_ms, d, sizeof(d)));
-	else if (ei->not_responding)
-		notify_instance(ei, NOTIF_OKAY, "not_responding", "up",
-			(int64_t)(t - ei->unanswered_ms),
-			"DPDK application %s answers again after %s", ei->t.name,
-			duration(t - ei->unanswered_ms, d, sizeof(d)));
-	if (restarted) {
-		char a[24], b[24];
-
-		snprintf(a, sizeof(a), "%ld", old_pid);
-		snprintf(b, sizeof(b), "%ld", ei->t.pid);
-		notify_instance(ei, NOTIF_WARNING, a, b, -1,
-			"DPDK application %s restarted (pid %ld → %ld)", ei->t.name, old_pid,
-			ei->t.pid);
-		forget_state(ei);
+	dtp_id_lcore(&id, PLUGIN, ei->t.name, ei->main_lcore, cdtime());
+	meta.lcore_id = ei->main_lcore;
+	meta.old_state = ei->main_stalled ? "RUNNING" : "STALLED";
+	meta.new_state = ei->main_stalled ? "STALLED" : "RUNNING";
+	if (ei->main_stalled) {
+		dtp_notify(&id, NOTIF_FAILURE, "lcore_state", "main", &meta,
+			"main lcore %u of %s stalled: links not checked for %" PRIu64
+			" ms (read from the ports meanwhile)",
+			ei->main_lcore, ei->t.name, age_ms);
+		return;
 	}
-	ei->up = true;
-	ei->announced_gone = false;
-	ei->not_responding = false;
-	ei->fails = 0;
-	ei->unanswered = 0;
+	meta.duration_ms = (int64_t)(t - ei->main_stalled_ms);
+	dtp_notify(&id, NOTIF_OKAY, "lcore_state", "main", &meta,
+		"main lcore %u of %s checks the links again after %s", ei->main_lcore, ei->t.name,
+		duration(t - ei->main_stalled_ms, d, sizeof(d)));
 }
 
 /* Requests ----------------------------------------------------------------------------- */
 
-static bool connection_error(int err);
+static bool
+connection_error(int err)
+{
+	return err < 0 && err != -ENODATA && err != -EMSGSIZE && err != -EPROTO && err != -EINVAL &&
+		err != -ENOMEM;
+}
 
 /*
  * Every request of a poll goes through here. The first connection-level error ends the poll:
@@ -495,21 +479,9 @@ parsed(struct ev_instance *ei, const char *what, int ret)
 	return ret;
 }
 
-static bool
-connection_error(int err)
-{
-	return err < 0 && err != -ENODATA && err != -EMSGSIZE && err != -EPROTO && err != -EINVAL &&
-		err != -ENOMEM;
-}
-
 /* How often the command list of a starting application is read again. */
 #define CAPS_AGAIN_MS 100
 
-/*
- * What the application offers, from its command list, once per process; again every
- * CAPS_AGAIN_MS while it is starting and has none of its own commands yet (it registers
- * them after the EAL opened the socket).
- */
 /* What /fwd/info says of the forwarder's own thresholds and its main lcore. */
 struct fwd_info {
 	uint64_t stall_ms; /* 0: not said */
@@ -551,6 +523,30 @@ read_fwd_info(struct ev_instance *ei, struct fwd_info *out)
 	return 0;
 }
 
+static void
+say_lcore_source(struct ev_instance *ei)
+{
+	bool have = ei->has_fwd_lcores || ei->has_eal_lcore;
+
+	if (!ei->o->lcores || have != ei->said_links_only)
+		return;
+	ei->said_links_only = !have;
+	if (!have)
+		LOG(LOG_INFO,
+			"DPDK application '%s' reports no lcore data (no /fwd/lcores, no "
+			"/eal/lcore/info): only its links are watched",
+			ei->t.name);
+	else
+		LOG(LOG_INFO,
+			"DPDK application '%s' now reports lcore data: its lcores are watched",
+			ei->t.name);
+}
+
+/*
+ * What the application offers, from its command list, once per process; again every
+ * CAPS_AGAIN_MS while it is starting and has none of its own commands yet (it registers
+ * them after the EAL opened the socket).
+ */
 static int
 probe_caps(struct ev_instance *ei, uint64_t t)
 {
@@ -593,46 +589,59 @@ probe_caps(struct ev_instance *ei, uint64_t t)
 	ei->caps_again = !ei->has_fwd_ports && !ei->has_fwd_lcores && !ei->has_eal_lcore &&
 		dtp_target_young(&ei->t);
 	ei->caps_again_ms = t + CAPS_AGAIN_MS;
-	if (ei->o->lcores && !ei->has_fwd_lcores && !ei->has_eal_lcore && !ei->said_links_only) {
-		ei->said_links_only = true;
-		LOG(LOG_INFO,
-			"DPDK application '%s' reports no lcore data (no /fwd/lcores, no "
-			"/eal/lcore/info): only its links are watched",
-			ei->t.name);
-	} else if (ei->o->lcores && (ei->has_fwd_lcores || ei->has_eal_lcore) &&
-		ei->said_links_only) {
-		ei->said_links_only = false;
-		LOG(LOG_INFO,
-			"DPDK application '%s' now reports lcore data: its lcores are watched",
-			ei->t.name);
-	}
+	say_lcore_source(ei);
 	return 0;
 }
 
-/* Reading links -------------------------------------------------------------------------- */
+/* Reading -------------------------------------------------------------------------------- */
 
-struct link_set {
-	struct link_reading *v;
-	size_t n, cap;
+/* What one poll read, and what its checks said. */
+struct reading {
+	bool have_main; /* /fwd/info of the forwarder, for its main lcore */
+	struct fwd_info main;
+	bool main_passed;
+	bool have_links;
+	bool links_from_fwd; /* /fwd/ports, else /ethdev/link_status of each port */
+	struct events_link_reading *links;
+	bool *link_passed;
+	size_t nlinks, caplinks;
+	bool have_lcores;
+	bool lcores_from_fwd; /* /fwd/lcores, else cycles of /eal/lcore/info */
+	struct events_lcore_reading *lcores;
+	uint64_t *total, *busy; /* /eal/lcore/info cycles of each lcore */
+	bool *lcore_passed;
+	size_t nlcores;
 };
 
-static struct link_reading *
-link_add(struct link_set *s)
+static void
+reading_free(struct reading *rd)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		struct link_reading *v = realloc(s->v, cap * sizeof(*v));
+	free(rd->links);
+	free(rd->link_passed);
+	free(rd->lcores);
+	free(rd->total);
+	free(rd->busy);
+	free(rd->lcore_passed);
+}
+
+static struct events_link_reading *
+link_add(struct reading *rd, unsigned int port)
+{
+	if (rd->nlinks == rd->caplinks) {
+		size_t cap = rd->caplinks ? rd->caplinks * 2 : 16;
+		struct events_link_reading *v = realloc(rd->links, cap * sizeof(*v));
 
 		if (v == NULL)
 			return NULL;
-		s->v = v;
-		s->cap = cap;
+		rd->links = v;
+		rd->caplinks = cap;
 	}
-	return &s->v[s->n++];
+	rd->links[rd->nlinks] = (struct events_link_reading){.port = port};
+	return &rd->links[rd->nlinks++];
 }
 
 static int
-read_fwd_ports(struct ev_instance *ei, struct link_set *s)
+read_fwd_ports(struct ev_instance *ei, struct reading *rd)
 {
 	struct dtel_fwd_ports p;
 	struct dtel_reply r;
@@ -644,29 +653,27 @@ read_fwd_ports(struct ev_instance *ei, struct link_set *s)
 	dtel_reply_release(&r);
 	if (ret < 0)
 		return ret;
-	s->n = 0;
 	for (size_t i = 0; i < p.n; i++) {
-		struct link_reading *lr;
+		struct events_link_reading *lr;
 
 		if (!dtp_ports_has(&ei->o->ports, p.v[i].port_id))
 			continue;
-		lr = link_add(s);
+		lr = link_add(rd, p.v[i].port_id);
 		if (lr == NULL)
 			break;
-		*lr = (struct link_reading){.port = p.v[i].port_id,
-			.state = p.v[i].up ? LINK_UP : LINK_DOWN,
-			.speed = p.v[i].speed_mbps,
-			.duplex = p.v[i].duplex,
-			.have_changes = true,
-			.changes = p.v[i].link_changes,
-			.valid = true};
+		lr->state = p.v[i].up ? EVENTS_LINK_UP : EVENTS_LINK_DOWN;
+		lr->speed = p.v[i].speed_mbps;
+		lr->duplex = p.v[i].duplex;
+		lr->have_changes = true;
+		lr->changes = p.v[i].link_changes;
+		lr->valid = true;
 	}
 	dtel_fwd_ports_clear(&p);
 	return 0;
 }
 
 static int
-read_one_link(struct ev_instance *ei, uint16_t port, struct link_reading *out)
+read_one_link(struct ev_instance *ei, unsigned int port, struct events_link_reading *out)
 {
 	struct dtel_reply r;
 	struct dtel_link l;
@@ -682,16 +689,16 @@ read_one_link(struct ev_instance *ei, uint16_t port, struct link_reading *out)
 		snprintf(what, sizeof(what), "/ethdev/link_status,%u", port);
 		return parsed(ei, what, ret);
 	}
-	*out = (struct link_reading){.port = port,
-		.state = l.up ? LINK_UP : LINK_DOWN,
-		.speed = l.speed_mbps,
-		.duplex = l.duplex,
-		.valid = true};
+	out->port = port;
+	out->state = l.up ? EVENTS_LINK_UP : EVENTS_LINK_DOWN;
+	out->speed = l.speed_mbps;
+	out->duplex = l.duplex;
+	out->valid = true;
 	return 0;
 }
 
 static int
-read_ethdev_links(struct ev_instance *ei, struct link_set *s)
+read_ethdev_links(struct ev_instance *ei, struct reading *rd)
 {
 	struct dtel_reply r;
 	uint16_t *ids = NULL;
@@ -703,471 +710,32 @@ read_ethdev_links(struct ev_instance *ei, struct link_set *s)
 	dtel_reply_release(&r);
 	if (n < 0)
 		return n;
-	s->n = 0;
 	for (int i = 0; i < n; i++) {
-		struct link_reading *lr;
+		struct events_link_reading *lr;
 
 		if (!dtp_ports_has(&ei->o->ports, ids[i]))
 			continue;
-		lr = link_add(s);
+		lr = link_add(rd, ids[i]);
 		if (lr == NULL)
 			break;
+		/* Listed, but without a usable link answer: still there, nothing to apply. */
 		ret = read_one_link(ei, ids[i], lr);
-		if (connection_error(ret)) {
-			free(ids);
-			return ret;
-		}
-		/* Listed, but no usable link answer: still there, nothing to apply. */
-		if (ret < 0)
-			*lr = (struct link_reading){.port = ids[i]};
+		if (connection_error(ret))
+			break;
 	}
 	free(ids);
-	return 0;
+	return connection_error(ret) ? ret : 0;
 }
 
 /* /fwd/ports is the main lcore's snapshot: while that lcore is stalled, ask the ports. */
 static int
-read_links(struct ev_instance *ei, struct link_set *s)
+read_links(struct ev_instance *ei, struct reading *rd)
 {
-	return ei->has_fwd_ports && !ei->main_stalled ? read_fwd_ports(ei, s)
-						      : read_ethdev_links(ei, s);
-}
+	bool stale = rd->have_main &&
+		events_main_stale(rd->main.link_check_age_ms, rd->main.link_poll_ms, ei->stall_us);
 
-/* Link state machine --------------------------------------------------------------------- */
-
-static struct port_ev *
-port_ev(struct ev_instance *ei, uint16_t id, bool *ret_new)
-{
-	return DTP_SLOT(ei->ports, ei->nports, id, ret_new);
-}
-
-/*
- * The device name, for the link-down message, once per port; returns whether the port is
- * started (true when that cannot be told).
- */
-static bool
-learn_info(struct ev_instance *ei, struct port_ev *p)
-{
-	struct dtel_port_info info;
-	struct dtel_reply r;
-	bool started = true;
-
-	if (query_id(ei, "/ethdev/info", p->id, &r) < 0)
-		return true;
-	if (dtel_parse_port_info(&r, &info) == 0 && info.port_id == p->id) {
-		snprintf(p->name, sizeof(p->name), "%s", info.name);
-		started = info.dev_started;
-	}
-	dtel_reply_release(&r);
-	return started;
-}
-
-static void
-learn_name(struct ev_instance *ei, struct port_ev *p)
-{
-	if (!p->name[0])
-		learn_info(ei, p);
-}
-
-/*
- * Keep the change times inside the window, at most FlapThreshold of them (older ones cannot
- * change the verdict); true when the port now counts as flapping.
- */
-static bool
-note_change(struct ev_instance *ei, struct port_ev *p, uint64_t t, uint64_t count)
-{
-	uint64_t window = (uint64_t)(ei->o->flap_window * 1000);
-	unsigned int cap = ei->o->flap_threshold, k = 0;
-
-	if (p->flap_ms == NULL) {
-		p->flap_ms = calloc(cap, sizeof(p->flap_ms[0]));
-		if (p->flap_ms == NULL)
-			return false; /* without memory, no flap detection for this port */
-	}
-	if (count > cap)
-		count = cap;
-	for (uint64_t i = 0; i < count; i++) {
-		if (p->nflaps == cap)
-			memmove(p->flap_ms, p->flap_ms + 1, --p->nflaps * sizeof(p->flap_ms[0]));
-		p->flap_ms[p->nflaps++] = t;
-	}
-	for (unsigned int i = 0; i < p->nflaps; i++)
-		if (t - p->flap_ms[i] <= window)
-			p->flap_ms[k++] = p->flap_ms[i];
-	p->nflaps = k;
-	return p->nflaps >= ei->o->flap_threshold;
-}
-
-static void
-start_flapping(struct ev_instance *ei, struct port_ev *p)
-{
-	char detail[64];
-
-	p->flapping = true;
-	snprintf(detail, sizeof(detail), ": %u changes within %g s", p->nflaps, ei->o->flap_window);
-	notify_port(ei, p, NOTIF_WARNING, "stable", "flapping", -1, "flapping", detail);
-}
-
-/* Stable for a full window: one notification with the state it settled in. */
-static void
-check_settled(struct ev_instance *ei, struct port_ev *p, uint64_t t)
-{
-	char detail[96];
-
-	if (!p->flapping ||
-		(p->nflaps > 0 &&
-			t - p->flap_ms[p->nflaps - 1] <= (uint64_t)(ei->o->flap_window * 1000)))
-		return;
-	p->dirty = true;
-	p->flapping = false;
-	p->nflaps = 0;
-	if (p->state == LINK_UP)
-		snprintf(detail, sizeof(detail), ": up, %" PRIu64 " Mbps %s", p->speed,
-			dtel_duplex_name(p->duplex));
-	else
-		snprintf(detail, sizeof(detail), ": %s", link_word(p->state));
-	notify_port(ei, p, p->state == LINK_UP ? NOTIF_OKAY : NOTIF_FAILURE, "flapping",
-		link_word(p->state), -1, "stopped flapping", detail);
-}
-
-/* The confirmed state changed from old to p->state. */
-static void
-link_changed(struct ev_instance *ei, struct port_ev *p, enum link_state old, uint64_t t)
-{
-	uint64_t lasted = t - p->since_ms;
-
-	p->since_ms = t;
-	if (!note_change(ei, p, t, 1) && !p->flapping) {
-		if (p->state == LINK_DOWN)
-			notify_down(ei, p, old, lasted);
-		else
-			notify_up(ei, p, old, lasted);
-		return;
-	}
-	if (!p->flapping)
-		start_flapping(ei, p);
-}
-
-/* The application counted changes that our polls did not see (a down and up in between). */
-static void
-missed_flaps(struct ev_instance *ei, struct port_ev *p, uint64_t missed, uint64_t t)
-{
-	char detail[96];
-
-	snprintf(detail, sizeof(detail), ": %" PRIu64 " changes between two polls, now %s", missed,
-		link_word(p->state));
-	if (note_change(ei, p, t, missed)) {
-		if (!p->flapping)
-			start_flapping(ei, p);
-		return;
-	}
-	if (!p->flapping)
-		notify_port(ei, p, NOTIF_WARNING, link_word(p->state), link_word(p->state), -1,
-			"flapped", detail);
-}
-
-/* Query the link of r's port again: does it say the same as r? */
-static bool
-link_again(struct ev_instance *ei, const struct link_reading *r)
-{
-	struct link_set again = {0};
-	struct link_reading one;
-	bool agree = false;
-
-	if (!ei->has_fwd_ports || ei->main_stalled)
-		return read_one_link(ei, r->port, &one) == 0 && one.state == r->state;
-	if (read_fwd_ports(ei, &again) == 0)
-		for (size_t i = 0; i < again.n; i++)
-			if (again.v[i].port == r->port)
-				agree = again.v[i].state == r->state;
-	free(again.v);
-	return agree;
-}
-
-/*
- * The first reading of a port (start, or after a restart): report it once if down. A port
- * the application has not started yet is down without anything being wrong: its state stays
- * unknown until it is started. The link is read again after the port was found started: a
- * port started between the two queries (an application that is starting) was down only
- * because it had not been started yet.
- */
-static void
-first_reading(struct ev_instance *ei, struct port_ev *p, const struct link_reading *r, uint64_t t)
-{
-	if (r->state == LINK_DOWN && (!learn_info(ei, p) || !link_again(ei, r))) {
-		p->state = LINK_UNKNOWN;
-		return;
-	}
-	p->state = r->state;
-	p->speed = r->speed;
-	p->duplex = r->duplex;
-	p->since_ms = t;
-	p->have_app_changes = r->have_changes;
-	p->app_changes = r->changes;
-	if (r->have_changes)
-		p->changes = r->changes;
-	if (p->state == LINK_DOWN && ei->o->initial_state)
-		notify_down(ei, p, LINK_UNKNOWN, 0);
-}
-
-static void
-speed_changed(struct ev_instance *ei, struct port_ev *p, const struct link_reading *r)
-{
-	char detail[160];
-
-	snprintf(detail, sizeof(detail), ": %" PRIu64 " Mbps %s → %" PRIu64 " Mbps %s", p->speed,
-		dtel_duplex_name(p->duplex), r->speed, dtel_duplex_name(r->duplex));
-	p->speed = r->speed;
-	p->duplex = r->duplex;
-	if (!p->flapping)
-		notify_port(ei, p, NOTIF_WARNING, "up", "up", -1, "speed changed", detail);
-}
-
-/* Second query for one port: does it agree with the first reading? */
-static bool
-confirm_link(struct ev_instance *ei, const struct link_reading *r)
-{
-	return !ei->o->link_confirm || link_again(ei, r);
-}
-
-/* Apply one reading of a port; true when its values changed (they go out with this poll). */
-static bool
-apply_link(struct ev_instance *ei, const struct link_reading *r, uint64_t t)
-{
-	uint64_t seen_changes = 0;
-	bool fresh, changed = false, state_changed = false;
-	struct port_ev *p = port_ev(ei, r->port, &fresh);
-	enum link_state old;
-
-	if (p == NULL || !r->valid)
-		return false;
-	if (fresh || p->state == LINK_UNKNOWN) {
-		first_reading(ei, p, r, t);
-		return p->state != LINK_UNKNOWN;
-	}
-	if (r->have_changes && p->have_app_changes && r->changes > p->app_changes)
-		seen_changes = r->changes - p->app_changes;
-	if (r->state != p->state) {
-		if (!confirm_link(ei, r)) {
-			ei->t.discarded++; /* contradicted by the next query: not reported */
-			return false;
-		}
-		old = p->state;
-		p->state = r->state;
-		p->speed = r->speed;
-		p->duplex = r->duplex;
-		if (p->state == LINK_DOWN)
-			learn_name(ei, p);
-		/* One change seen; the application may have counted more in between. */
-		link_changed(ei, p, old, t);
-		if (seen_changes > 1)
-			missed_flaps(ei, p, seen_changes - 1, t);
-		changed = state_changed = true;
-	} else if (seen_changes > 0) {
-		missed_flaps(ei, p, seen_changes, t);
-		changed = true;
-	} else if (p->state == LINK_UP && (r->speed != p->speed || r->duplex != p->duplex)) {
-		speed_changed(ei, p, r);
-		changed = true;
-	}
-	if (r->have_changes) {
-		p->app_changes = r->changes;
-		p->have_app_changes = true;
-		p->changes = r->changes;
-	} else if (state_changed) {
-		p->changes++; /* the application does not count: count what we confirmed */
-	}
-	check_settled(ei, p, t);
-	return changed;
-}
-
-static bool
-listed(const struct link_set *s, unsigned int port)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (s->v[i].port == port)
-			return true;
-	return false;
-}
-
-/* Ports the application no longer lists: one line, and their values stop. */
-static void
-drop_unlisted_ports(struct ev_instance *ei, const struct link_set *s)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < ei->nports; i++) {
-		struct port_ev *p = &ei->ports[i];
-
-		if (listed(s, p->id)) {
-			ei->ports[k++] = *p;
-			continue;
-		}
-		LOG(LOG_INFO,
-			"port %u of DPDK application '%s' is no longer listed: its values stop",
-			p->id, ei->t.name);
-		free(p->flap_ms);
-	}
-	ei->nports = k;
-}
-
-static int
-poll_links(struct ev_instance *ei, uint64_t t)
-{
-	struct link_set s = {0};
-	int ret = read_links(ei, &s);
-
-	if (ret == 0) {
-		/* A restart must be known before these readings are compared with the old ones. */
-		instance_answered(ei, t);
-		for (size_t i = 0; i < s.n; i++) {
-			if (apply_link(ei, &s.v[i], t)) {
-				struct port_ev *p = port_ev(ei, s.v[i].port, NULL);
-
-				if (p != NULL)
-					p->dirty = true;
-			}
-		}
-		/* A confirmation query that failed ended the poll: the list may be partial. */
-		if (ei->poll_err == 0)
-			drop_unlisted_ports(ei, &s);
-		for (size_t i = 0; i < ei->nports; i++)
-			check_settled(ei, &ei->ports[i], t);
-	}
-	free(s.v);
-	return ret;
-}
-
-/* Lcores ----------------------------------------------------------------------------------- */
-
-static struct lcore_ev *
-lcore_ev(struct ev_instance *ei, unsigned int id, bool *ret_new)
-{
-	return DTP_SLOT(ei->lcores, ei->nlcores, id, ret_new);
-}
-
-/* The state we report: EXITED as the application says, STALLED by our own threshold. */
-static enum dtel_lcore_state
-effective_state(const struct ev_instance *ei, const struct dtel_fwd_lcore *c)
-{
-	if (c->state == DTEL_LCORE_EXITED)
-		return DTEL_LCORE_EXITED;
-	if (c->heartbeat_age_us >= ei->stall_us)
-		return DTEL_LCORE_STALLED;
-	/* The heartbeat is back although the application has not reclassified yet. */
-	if (c->state == DTEL_LCORE_STALLED)
-		return DTEL_LCORE_RUNNING;
-	return c->state;
-}
-
-static void
-notify_lcore(struct ev_instance *ei, const struct lcore_ev *l, enum dtel_lcore_state old,
-	uint64_t lasted_ms)
-{
-	struct dtp_meta meta = DTP_META_NONE;
-	char msg[NOTIF_MAX_MSG_LEN], d[32];
-	int severity = NOTIF_FAILURE;
-	struct dtp_id id;
-
-	if (l->state == DTEL_LCORE_STALLED)
-		snprintf(msg, sizeof(msg),
-			"lcore %u of %s stalled: no heartbeat for %" PRIu64 " ms", l->id,
-			ei->t.name, l->age_us / 1000);
-	else if (l->state == DTEL_LCORE_EXITED)
-		snprintf(msg, sizeof(msg), "lcore %u of %s exited", l->id, ei->t.name);
-	else if (old == DTEL_LCORE_STALLED || old == DTEL_LCORE_EXITED)
-		severity = NOTIF_OKAY,
-		snprintf(msg, sizeof(msg), "lcore %u of %s recovered after %s", l->id, ei->t.name,
-			duration(lasted_ms, d, sizeof(d)));
-	else
-		return; /* RUNNING <-> IDLE <-> STARTING is no news */
-	dtp_id_lcore(&id, PLUGIN, ei->t.name, l->id, cdtime());
-	meta.lcore_id = l->id;
-	meta.old_state = dtel_lcore_state_name(old);
-	meta.new_state = dtel_lcore_state_name(l->state);
-	if (severity == NOTIF_OKAY)
-		meta.duration_ms = (int64_t)lasted_ms;
-	dtp_notify(&id, severity, "lcore_state", NULL, &meta, "%s", msg);
-}
-
-static bool
-is_bad(enum dtel_lcore_state s)
-{
-	return s == DTEL_LCORE_STALLED || s == DTEL_LCORE_EXITED;
-}
-
-static int read_fwd_lcores(struct ev_instance *ei, struct dtel_fwd_lcores *out);
-static int read_eal_lcore(struct ev_instance *ei, unsigned int id, struct dtel_eal_lcore_info *li);
-
-/* /fwd/lcores again: does it say the same of lcore @id? */
-static bool
-fwd_lcore_again(struct ev_instance *ei, unsigned int id, enum dtel_lcore_state want)
-{
-	struct dtel_fwd_lcores l;
-	bool agree = false;
-
-	if (read_fwd_lcores(ei, &l) < 0)
-		return false;
-	for (size_t i = 0; i < l.n; i++)
-		if (l.v[i].lcore_id == id)
-			agree = effective_state(ei, &l.v[i]) == want;
-	dtel_fwd_lcores_clear(&l);
-	return agree;
-}
-
-/*
- * /eal/lcore/info again: stalled when its cycles still have not moved since the reading,
- * recovered when they moved on from where they stood still.
- */
-static bool
-eal_lcore_again(struct ev_instance *ei, const struct lcore_ev *l, enum dtel_lcore_state want)
-{
-	struct dtel_eal_lcore_info li;
-
-	if (read_eal_lcore(ei, l->id, &li) < 0)
-		return false;
-	return want == DTEL_LCORE_STALLED ? li.total_cycles == l->total
-					  : li.total_cycles != l->prev_total;
-}
-
-/* A transition into or out of a bad state is confirmed by a second query to its source. */
-static bool
-confirm_lcore(struct ev_instance *ei, const struct lcore_ev *l, enum dtel_lcore_state want)
-{
-	return ei->has_fwd_lcores ? fwd_lcore_again(ei, l->id, want) : eal_lcore_again(ei, l, want);
-}
-
-/* Apply one reading of an lcore; true when its values should go out now. */
-static bool
-apply_lcore(struct ev_instance *ei, const struct dtel_fwd_lcore *c, uint64_t t)
-{
-	enum dtel_lcore_state s = effective_state(ei, c), old;
-	bool fresh;
-	struct lcore_ev *l = lcore_ev(ei, c->lcore_id, &fresh);
-
-	if (l == NULL)
-		return false;
-	l->seen = true;
-	l->age_us = c->heartbeat_age_us;
-	l->stalls = c->stalls;
-	if (fresh) {
-		l->state = s;
-		l->since_ms = t;
-		if (is_bad(s) && ei->o->initial_state)
-			notify_lcore(ei, l, DTEL_LCORE_STARTING, 0);
-		return true;
-	}
-	if (s == l->state)
-		return false;
-	if ((is_bad(s) || is_bad(l->state)) && !confirm_lcore(ei, l, s)) {
-		ei->t.discarded++;
-		return false;
-	}
-	old = l->state;
-	l->state = s;
-	notify_lcore(ei, l, old, t - l->since_ms);
-	l->since_ms = t;
-	return true;
+	rd->links_from_fwd = ei->has_fwd_ports && !ei->main_stalled && !stale;
+	return rd->links_from_fwd ? read_fwd_ports(ei, rd) : read_ethdev_links(ei, rd);
 }
 
 static int
@@ -1180,6 +748,33 @@ read_fwd_lcores(struct ev_instance *ei, struct dtel_fwd_lcores *out)
 		return ret;
 	ret = parsed(ei, "/fwd/lcores", dtel_parse_fwd_lcores(&r, out));
 	dtel_reply_release(&r);
+	return ret;
+}
+
+static int
+lcores_alloc(struct reading *rd, size_t n)
+{
+	rd->lcores = calloc(n + 1, sizeof(*rd->lcores));
+	rd->total = calloc(n + 1, sizeof(*rd->total));
+	rd->busy = calloc(n + 1, sizeof(*rd->busy));
+	rd->lcore_passed = calloc(n + 1, sizeof(*rd->lcore_passed));
+	return rd->lcores && rd->total && rd->busy && rd->lcore_passed ? 0 : -ENOMEM;
+}
+
+static int
+read_fwd_lcore_set(struct ev_instance *ei, struct reading *rd)
+{
+	struct dtel_fwd_lcores l = {0};
+	int ret = read_fwd_lcores(ei, &l);
+
+	if (ret == 0)
+		ret = lcores_alloc(rd, l.n);
+	for (size_t i = 0; ret == 0 && i < l.n; i++)
+		rd->lcores[rd->nlcores++] = (struct events_lcore_reading){.id = l.v[i].lcore_id,
+			.state = l.v[i].state,
+			.age_us = l.v[i].heartbeat_age_us,
+			.stalls = l.v[i].stalls};
+	dtel_fwd_lcores_clear(&l);
 	return ret;
 }
 
@@ -1203,12 +798,9 @@ read_eal_lcore(struct ev_instance *ei, unsigned int id, struct dtel_eal_lcore_in
 	return 0;
 }
 
-/*
- * DPDK >= 23.03 without the forwarder: an lcore whose cycle counters stop advancing for the
- * stall threshold is STALLED (only for applications that report cycles at all).
- */
+/* DPDK >= 23.03 without the forwarder: the cycle counters of each lcore that reports them. */
 static int
-read_eal_lcores(struct ev_instance *ei, struct dtel_fwd_lcores *out, uint64_t t)
+read_eal_lcore_set(struct ev_instance *ei, struct reading *rd)
 {
 	struct dtel_eal_lcore_info li;
 	struct dtel_reply r;
@@ -1221,34 +813,285 @@ read_eal_lcores(struct ev_instance *ei, struct dtel_fwd_lcores *out, uint64_t t)
 	dtel_reply_release(&r);
 	if (ret < 0)
 		return ret;
-	memset(out, 0, sizeof(*out));
-	out->v = calloc(ids.n + 1, sizeof(*out->v));
-	for (size_t i = 0; out->v != NULL && i < ids.n && ei->poll_err == 0; i++) {
-		struct dtel_fwd_lcore *c = &out->v[out->n];
-		struct lcore_ev *l;
-		bool fresh;
-
+	ret = lcores_alloc(rd, ids.n);
+	for (size_t i = 0; ret == 0 && i < ids.n && ei->poll_err == 0; i++) {
 		if (ids.v[i].type != DTEL_VALUE_U64 ||
 			read_eal_lcore(ei, (unsigned int)ids.v[i].v.u64, &li) < 0 ||
 			!li.has_cycles || strcmp(li.role, "RTE") != 0)
 			continue;
-		l = lcore_ev(ei, li.lcore_id, &fresh);
-		if (l == NULL)
-			continue;
-		if (fresh || li.total_cycles != l->total)
-			l->advanced_ms = t;
-		c->lcore_id = li.lcore_id;
-		c->heartbeat_age_us = (t - l->advanced_ms) * 1000;
-		c->state = li.busy_cycles != l->busy ? DTEL_LCORE_RUNNING : DTEL_LCORE_IDLE;
-		l->prev_total = fresh ? li.total_cycles : l->total;
-		l->total = li.total_cycles;
-		l->busy = li.busy_cycles;
-		out->n++;
+		rd->lcores[rd->nlcores].id = li.lcore_id;
+		rd->total[rd->nlcores] = li.total_cycles;
+		rd->busy[rd->nlcores++] = li.busy_cycles;
 	}
 	dtel_dict_clear(&ids);
-	if (out->v == NULL)
-		return -ENOMEM;
-	return ei->poll_err;
+	return ret < 0 ? ret : ei->poll_err;
+}
+
+/* Read every source; the first connection error ends the poll (ei->poll_err). */
+static void
+read_sources(struct ev_instance *ei, uint64_t t, struct reading *rd)
+{
+	if ((!ei->have_caps || (ei->caps_again && t >= ei->caps_again_ms)) && probe_caps(ei, t) < 0)
+		return;
+	if (ei->o->link) {
+		if (ei->has_fwd_ports && ei->has_link_check_age)
+			rd->have_main = read_fwd_info(ei, &rd->main) == 0 && rd->main.has_age;
+		rd->have_links = read_links(ei, rd) == 0;
+		rd->link_passed = calloc(rd->nlinks + 1, sizeof(*rd->link_passed));
+		rd->have_links &= rd->link_passed != NULL;
+	}
+	if (ei->o->lcores && (ei->has_fwd_lcores || ei->has_eal_lcore)) {
+		rd->lcores_from_fwd = ei->has_fwd_lcores;
+		rd->have_lcores = (ei->has_fwd_lcores ? read_fwd_lcore_set(ei, rd)
+						      : read_eal_lcore_set(ei, rd)) == 0;
+	}
+}
+
+static enum events_poll
+outcome(const struct ev_instance *ei)
+{
+	/* Not sent (reconnecting backs off after a refusal): nothing was learnt. Unanswered in
+	 * time: hung, or gone if its process exited. Refused, or answered only with what the
+	 * protocol does not allow (garbage, a bad greeting): gone. A null reply, or one that
+	 * does not parse, is an answer. */
+	if (ei->poll_err == -EAGAIN)
+		return EVENTS_POLL_NOT_SENT;
+	if (ei->poll_err == -ETIMEDOUT || ei->poll_err == -EBUSY)
+		return EVENTS_POLL_UNANSWERED;
+	if (ei->poll_err != 0 || !ei->t.up)
+		return EVENTS_POLL_REFUSED;
+	return EVENTS_POLL_ANSWERED;
+}
+
+/* Confirming ----------------------------------------------------------------------------- */
+
+static struct events_port *
+port_slot(struct ev_instance *ei, unsigned int id)
+{
+	return DTP_SLOT(ei->ports, ei->nports, id, NULL);
+}
+
+static struct events_lcore *
+lcore_slot(struct ev_instance *ei, unsigned int id)
+{
+	return DTP_SLOT(ei->lcores, ei->nlcores, id, NULL);
+}
+
+/* /ethdev/info: the device name, and whether the port is started (true when unknown). */
+static bool
+learn_info(struct ev_instance *ei, struct events_port *p)
+{
+	struct dtel_port_info info;
+	struct dtel_reply r;
+	bool started = true;
+
+	if (query_id(ei, "/ethdev/info", p->id, &r) < 0)
+		return true;
+	if (dtel_parse_port_info(&r, &info) == 0 && info.port_id == p->id) {
+		snprintf(p->name, sizeof(p->name), "%s", info.name);
+		started = info.dev_started;
+	}
+	dtel_reply_release(&r);
+	return started;
+}
+
+/* The same source again: does it say the same of r's port? */
+static bool
+link_again(struct ev_instance *ei, const struct reading *rd, const struct events_link_reading *r)
+{
+	struct reading again = {0};
+	struct events_link_reading one;
+	bool agree = false;
+
+	if (!rd->links_from_fwd)
+		return read_one_link(ei, r->port, &one) == 0 && one.state == r->state;
+	if (read_fwd_ports(ei, &again) == 0)
+		for (size_t i = 0; i < again.nlinks; i++)
+			if (again.links[i].port == r->port)
+				agree = again.links[i].state == r->state;
+	reading_free(&again);
+	return agree;
+}
+
+/*
+ * A port seen down for the first time (start, or after a restart) is news only when it is
+ * started and still down: an application that is starting its ports is not a fault.
+ */
+static void
+confirm_links(struct ev_instance *ei, struct reading *rd)
+{
+	for (size_t i = 0; i < rd->nlinks && ei->poll_err == 0; i++) {
+		const struct events_link_reading *r = &rd->links[i];
+		struct events_port *p = port_slot(ei, r->port);
+
+		if (p == NULL)
+			continue;
+		switch (events_link_check(p, r, ei->o->link_confirm)) {
+		case EVENTS_CHECK_FIRST_DOWN:
+			rd->link_passed[i] = learn_info(ei, p) && link_again(ei, rd, r);
+			break;
+		case EVENTS_CHECK_AGAIN:
+			rd->link_passed[i] = link_again(ei, rd, r);
+			break;
+		case EVENTS_CHECK_NONE:
+			rd->link_passed[i] = true;
+			break;
+		}
+		/* The device name, for the link-down message, once per port. */
+		if (r->valid && r->state == EVENTS_LINK_DOWN && p->known && !p->name[0])
+			learn_info(ei, p);
+	}
+}
+
+/* /fwd/lcores again: does it say the same of lcore @id? */
+static bool
+fwd_lcore_again(struct ev_instance *ei, unsigned int id, enum dtel_lcore_state want)
+{
+	struct dtel_fwd_lcores l = {0};
+	bool agree = false;
+
+	if (read_fwd_lcores(ei, &l) < 0)
+		return false;
+	for (size_t i = 0; i < l.n; i++) {
+		struct events_lcore_reading r = {
+			.id = id, .state = l.v[i].state, .age_us = l.v[i].heartbeat_age_us};
+
+		if (l.v[i].lcore_id == id)
+			agree = events_lcore_effective(&r, ei->stall_us) == want;
+	}
+	dtel_fwd_lcores_clear(&l);
+	return agree;
+}
+
+/*
+ * /eal/lcore/info again: stalled when its cycles still have not moved since the reading,
+ * recovered when they moved on from where they stood still.
+ */
+static bool
+eal_lcore_again(struct ev_instance *ei, const struct events_lcore *l, enum dtel_lcore_state want)
+{
+	struct dtel_eal_lcore_info li;
+
+	if (read_eal_lcore(ei, l->id, &li) < 0)
+		return false;
+	return want == DTEL_LCORE_STALLED ? li.total_cycles == l->total
+					  : li.total_cycles != l->prev_total;
+}
+
+/* A transition into or out of a bad state is confirmed by a second query to its source. */
+static void
+confirm_lcores(struct ev_instance *ei, struct reading *rd, uint64_t t)
+{
+	for (size_t i = 0; i < rd->nlcores && ei->poll_err == 0; i++) {
+		struct events_lcore_reading *r = &rd->lcores[i];
+		struct events_lcore *l = lcore_slot(ei, r->id);
+
+		if (l == NULL)
+			continue;
+		if (!rd->lcores_from_fwd)
+			events_lcore_cycles(l, rd->total[i], rd->busy[i], t, r);
+		rd->lcore_passed[i] = true;
+		if (!events_lcore_check(l, r, ei->stall_us))
+			continue;
+		rd->lcore_passed[i] = rd->lcores_from_fwd
+			? fwd_lcore_again(ei, r->id, events_lcore_effective(r, ei->stall_us))
+			: eal_lcore_again(ei, l, events_lcore_effective(r, ei->stall_us));
+	}
+}
+
+/* The main lcore's stall, or its end, confirmed by a second /fwd/info. */
+static void
+confirm_main(struct ev_instance *ei, struct reading *rd)
+{
+	struct fwd_info again;
+	bool stale;
+
+	if (!rd->have_main)
+		return;
+	stale = events_main_stale(rd->main.link_check_age_ms, rd->main.link_poll_ms, ei->stall_us);
+	rd->main_passed = true;
+	if (stale == ei->main_stalled || !ei->o->link_confirm)
+		return;
+	rd->main_passed = read_fwd_info(ei, &again) == 0 && again.has_age &&
+		events_main_stale(again.link_check_age_ms, again.link_poll_ms, ei->stall_us) ==
+			stale;
+	if (rd->main_passed)
+		rd->main = again;
+}
+
+/* Applying ------------------------------------------------------------------------------- */
+
+static void
+apply_main(struct ev_instance *ei, const struct reading *rd, uint64_t t)
+{
+	bool stale;
+
+	if (!rd->have_main)
+		return;
+	stale = events_main_stale(rd->main.link_check_age_ms, rd->main.link_poll_ms, ei->stall_us);
+	if (stale == ei->main_stalled)
+		return;
+	if (!rd->main_passed) {
+		ei->t.discarded++;
+		return;
+	}
+	ei->main_stalled = stale;
+	if (stale)
+		ei->main_stalled_ms = t - rd->main.link_check_age_ms;
+	notify_main_lcore(ei, rd->main.link_check_age_ms, t);
+}
+
+static bool
+listed(const struct reading *rd, unsigned int port)
+{
+	for (size_t i = 0; i < rd->nlinks; i++)
+		if (rd->links[i].port == port)
+			return true;
+	return false;
+}
+
+/* Ports the application no longer lists: one line, and their values stop. */
+static void
+drop_unlisted_ports(struct ev_instance *ei, const struct reading *rd)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < ei->nports; i++) {
+		struct events_port *p = &ei->ports[i];
+
+		if (listed(rd, p->id)) {
+			ei->ports[k++] = *p;
+			continue;
+		}
+		if (p->known)
+			LOG(LOG_INFO,
+				"port %u of DPDK application '%s' is no longer listed: its values "
+				"stop",
+				p->id, ei->t.name);
+		events_port_fini(p);
+	}
+	ei->nports = k;
+}
+
+static void
+apply_links(struct ev_instance *ei, const struct reading *rd, uint64_t t)
+{
+	struct events_link_tr tr[EVENTS_LINK_TR_MAX];
+
+	for (size_t i = 0; i < rd->nlinks; i++) {
+		struct events_port *p = port_slot(ei, rd->links[i].port);
+		size_t n;
+
+		if (p == NULL)
+			continue;
+		n = events_link_apply(p, &rd->links[i], rd->link_passed[i], t, &ei->link_conf, tr);
+		for (size_t k = 0; k < n; k++)
+			notify_link(ei, p, &tr[k]);
+	}
+	drop_unlisted_ports(ei, rd);
+	for (size_t i = 0; i < ei->nports; i++)
+		if (events_link_tick(&ei->ports[i], t, &ei->link_conf, tr) > 0)
+			notify_link(ei, &ei->ports[i], tr);
 }
 
 /* Lcores the application no longer reports: one line, and their values stop. */
@@ -1262,60 +1105,77 @@ drop_unseen_lcores(struct ev_instance *ei)
 			ei->lcores[k++] = ei->lcores[i];
 			continue;
 		}
-		LOG(LOG_INFO,
-			"lcore %u of DPDK application '%s' is no longer reported: its values stop",
-			ei->lcores[i].id, ei->t.name);
+		if (ei->lcores[i].known)
+			LOG(LOG_INFO,
+				"lcore %u of DPDK application '%s' is no longer reported: its "
+				"values stop",
+				ei->lcores[i].id, ei->t.name);
 	}
 	ei->nlcores = k;
 }
 
-static int
-poll_lcores(struct ev_instance *ei, uint64_t t)
+static void
+apply_lcores(struct ev_instance *ei, const struct reading *rd, uint64_t t)
 {
-	struct dtel_fwd_lcores l = {0};
-	int ret;
+	struct events_lcore_tr tr;
 
-	if (ei->has_fwd_lcores)
-		ret = read_fwd_lcores(ei, &l);
-	else if (ei->has_eal_lcore)
-		ret = read_eal_lcores(ei, &l, t);
-	else
-		return 0;
-	if (ret < 0) {
-		dtel_fwd_lcores_clear(&l);
-		return ret;
-	}
-	instance_answered(ei, t);
 	for (size_t i = 0; i < ei->nlcores; i++)
 		ei->lcores[i].seen = false;
-	for (size_t i = 0; i < l.n; i++) {
-		if (apply_lcore(ei, &l.v[i], t)) {
-			struct lcore_ev *c = lcore_ev(ei, l.v[i].lcore_id, NULL);
+	for (size_t i = 0; i < rd->nlcores; i++) {
+		struct events_lcore *l = lcore_slot(ei, rd->lcores[i].id);
 
-			if (c != NULL)
-				c->dirty = true;
-		}
+		if (l != NULL &&
+			events_lcore_apply(l, &rd->lcores[i], rd->lcore_passed[i], t, ei->stall_us,
+				ei->o->initial_state, &tr) > 0)
+			notify_lcore(ei, l, &tr);
 	}
-	dtel_fwd_lcores_clear(&l);
-	if (ei->poll_err == 0)
-		drop_unseen_lcores(ei);
-	return 0;
+	drop_unseen_lcores(ei);
 }
 
 /* One poll ----------------------------------------------------------------------------- */
+
+/* Forget every port and lcore: they belong to a process that is gone. */
+static void
+forget_state(struct ev_instance *ei)
+{
+	for (size_t i = 0; i < ei->nports; i++)
+		events_port_fini(&ei->ports[i]);
+	ei->nports = 0;
+	ei->nlcores = 0;
+	ei->have_caps = false;
+	ei->said_links_only = false;
+	ei->main_stalled = false;
+}
+
+/* A new pid behind the socket: one warning, and what was known of the old one goes. */
+static void
+check_restart(struct ev_instance *ei)
+{
+	long old_pid;
+
+	if (!dtp_target_restarted(&ei->t, &old_pid))
+		return;
+	char a[24], b[24];
+
+	snprintf(a, sizeof(a), "%ld", old_pid);
+	snprintf(b, sizeof(b), "%ld", ei->t.pid);
+	notify_instance(ei, NOTIF_WARNING, a, b, -1,
+		"DPDK application %s restarted (pid %ld → %ld)", ei->t.name, old_pid, ei->t.pid);
+	forget_state(ei);
+}
 
 /* Copy what the read callback dispatches. Called with the dispatch lock held. */
 static void
 publish(struct ev_instance *ei)
 {
 	struct snapshot *sn = &ei->snap;
-	struct port_ev *pv;
-	struct lcore_ev *lv;
+	struct events_port *pv;
+	struct events_lcore *lv;
 
 	pthread_mutex_lock(&ei->lock);
 	sn->polled = true;
-	sn->up = ei->up;
-	sn->not_responding = ei->not_responding;
+	sn->up = ei->st.up;
+	sn->not_responding = ei->st.not_responding;
 	sn->restarts = ei->t.restarts;
 	sn->sent = ei->t.sent;
 	sn->failed = ei->t.failed;
@@ -1340,81 +1200,6 @@ publish(struct ev_instance *ei)
 	pthread_mutex_unlock(&ei->lock);
 }
 
-static void
-notify_main_lcore(struct ev_instance *ei, uint64_t age_ms, uint64_t t)
-{
-	struct dtp_meta meta = DTP_META_NONE;
-	struct dtp_id id;
-	char d[32];
-
-	dtp_id_lcore(&id, PLUGIN, ei->t.name, ei->main_lcore, cdtime());
-	meta.lcore_id = ei->main_lcore;
-	meta.old_state = ei->main_stalled ? "RUNNING" : "STALLED";
-	meta.new_state = ei->main_stalled ? "STALLED" : "RUNNING";
-	if (ei->main_stalled) {
-		dtp_notify(&id, NOTIF_FAILURE, "lcore_state", "main", &meta,
-			"main lcore %u of %s stalled: links not checked for %" PRIu64
-			" ms (read from the ports meanwhile)",
-			ei->main_lcore, ei->t.name, age_ms);
-		return;
-	}
-	meta.duration_ms = (int64_t)(t - ei->main_stalled_ms);
-	dtp_notify(&id, NOTIF_OKAY, "lcore_state", "main", &meta,
-		"main lcore %u of %s checks the links again after %s", ei->main_lcore, ei->t.name,
-		duration(t - ei->main_stalled_ms, d, sizeof(d)));
-}
-
-/*
- * The forwarder's /fwd/ports is a snapshot its main lcore takes every link_poll_ms: older
- * than three periods (and than the stall threshold, so that a busy host's scheduling delay is
- * no alarm), the main lcore is stalled and the links are read from the ports themselves.
- */
-static int
-check_main_lcore(struct ev_instance *ei, uint64_t t)
-{
-	struct fwd_info fi;
-	uint64_t limit;
-	bool stale;
-	int ret;
-
-	if (!ei->has_fwd_ports || !ei->has_link_check_age)
-		return 0;
-	ret = read_fwd_info(ei, &fi);
-	if (ret < 0)
-		return ret;
-	limit = 3 * fi.link_poll_ms > ei->stall_us / 1000 ? 3 * fi.link_poll_ms
-							  : ei->stall_us / 1000;
-	stale = fi.has_age && fi.link_check_age_ms > limit;
-	if (stale == ei->main_stalled)
-		return 0;
-	/* Confirmed by a second answer, as every alarm (DPDK 22.11's strtok race). */
-	if (ei->o->link_confirm &&
-		(read_fwd_info(ei, &fi) < 0 || !fi.has_age ||
-			(fi.link_check_age_ms > limit) != stale)) {
-		ei->t.discarded++;
-		return ei->poll_err;
-	}
-	ei->main_stalled = stale;
-	if (stale)
-		ei->main_stalled_ms = t - fi.link_check_age_ms;
-	notify_main_lcore(ei, fi.link_check_age_ms, t);
-	return 0;
-}
-
-/* Read every source; the first connection error ends the poll (ei->poll_err). */
-static void
-poll_sources(struct ev_instance *ei, uint64_t t)
-{
-	if ((!ei->have_caps || (ei->caps_again && t >= ei->caps_again_ms)) && probe_caps(ei, t) < 0)
-		return;
-	if (ei->o->link) {
-		check_main_lcore(ei, t);
-		poll_links(ei, t);
-	}
-	if (ei->o->lcores)
-		poll_lcores(ei, t);
-}
-
 /*
  * The values that changed in this poll go out under the dispatch lock, after the snapshot
  * the read callback dispatches from was published under the same lock: a read can never
@@ -1428,18 +1213,8 @@ finish_poll(struct ev_instance *ei, bool instance_changed)
 	pthread_mutex_lock(&ei->dispatch_lock);
 	publish(ei);
 	now = cdtime();
-	if (instance_changed) {
-		struct snapshot sn = {.up = ei->up,
-			.not_responding = ei->not_responding,
-			.restarts = ei->t.restarts,
-			.sent = ei->t.sent,
-			.failed = ei->t.failed,
-			.discarded = ei->t.discarded,
-			.invalid = ei->t.invalid,
-			.truncated = ei->t.truncated};
-
-		dispatch_instance_at(ei, &sn, now);
-	}
+	if (instance_changed)
+		dispatch_instance_at(ei, &ei->snap, now);
 	for (size_t i = 0; i < ei->nports; i++) {
 		if (ei->ports[i].dirty)
 			dispatch_port_at(ei, &ei->ports[i], now);
@@ -1453,27 +1228,41 @@ finish_poll(struct ev_instance *ei, bool instance_changed)
 	pthread_mutex_unlock(&ei->dispatch_lock);
 }
 
+/* Read every source, confirm the candidate changes (all the I/O), apply, notify, dispatch. */
 static void
 poll_once(struct ev_instance *ei)
 {
+	struct events_instance_tr itr;
+	struct reading rd = {0};
 	uint64_t t = now_ms();
-	bool was_up = ei->up, was_hung = ei->not_responding;
+	bool was_up = ei->st.up, was_hung = ei->st.not_responding;
+	enum events_poll poll;
 
 	ei->poll_err = 0;
-	poll_sources(ei, t);
-	/* Not sent (reconnecting backs off after a refusal): nothing was learnt. Unanswered in
-	 * time: hung, or gone if its process exited. Refused, or answered only with what the
-	 * protocol does not allow (garbage, a bad greeting): gone. A null reply, or one that
-	 * does not parse, is an answer. */
-	if (ei->poll_err == -EAGAIN)
-		;
-	else if (ei->poll_err == -ETIMEDOUT || ei->poll_err == -EBUSY)
-		instance_unanswered(ei, now_ms(), t);
-	else if (ei->poll_err != 0 || !ei->t.up)
-		instance_refused(ei, t);
-	else
-		instance_answered(ei, t);
-	finish_poll(ei, ei->up != was_up || ei->not_responding != was_hung);
+	read_sources(ei, t, &rd);
+	poll = outcome(ei);
+	if (poll == EVENTS_POLL_ANSWERED) {
+		/* A restart must be known before these readings meet the old state. */
+		check_restart(ei);
+		confirm_main(ei, &rd);
+		if (rd.have_links)
+			confirm_links(ei, &rd);
+		if (rd.have_lcores)
+			confirm_lcores(ei, &rd, t);
+		poll = outcome(ei); /* a check may have met the hang */
+	}
+	if (events_instance_apply(&ei->st, poll, dtp_target_exited(&ei->t), ei->t.ever_up, t,
+		    now_ms(), ei->o->not_responding_polls, &itr) > 0)
+		notify_instance_tr(ei, &itr);
+	if (poll == EVENTS_POLL_ANSWERED) {
+		apply_main(ei, &rd, t);
+		if (rd.have_links)
+			apply_links(ei, &rd, t);
+		if (rd.have_lcores)
+			apply_lcores(ei, &rd, t);
+	}
+	reading_free(&rd);
+	finish_poll(ei, ei->st.up != was_up || ei->st.not_responding != was_hung);
 }
 
 static void *
@@ -1517,7 +1306,7 @@ instance_free(struct ev_instance *ei)
 	if (ei == NULL)
 		return;
 	dtp_target_fini(&ei->t);
-	ports_clear(ei);
+	forget_state(ei);
 	pthread_mutex_destroy(&ei->lock);
 	pthread_mutex_destroy(&ei->dispatch_lock);
 	pthread_cond_destroy(&ei->wake);
@@ -1545,7 +1334,11 @@ instance_start(const char *name, const char *path, const struct events_opts *o, 
 	pthread_condattr_destroy(&ca);
 	ei->o = o;
 	ei->discovered = discovered;
-	ei->up = false;
+	ei->link_conf = (struct events_link_conf){
+		.flap_window_ms = (uint64_t)(o->flap_window * 1000 + 0.5),
+		.flap_threshold = o->flap_threshold,
+		.report_initial = o->initial_state,
+	};
 	if (dtp_target_init(&ei->t, PLUGIN, name, path, (int)(o->timeout * 1000 + 0.5)) < 0)
 		goto fail;
 	pthread_mutex_lock(&instances_lock);

@@ -84,7 +84,7 @@ def check(body, plugin_files=()):
     return rc, errors, out
 
 
-def test_example_has_what_issue_6_asks_for():
+def test_example_has_every_documented_part():
     main, variants = split(example())
     assert re.search(r'^TypesDB "/usr/share/collectd/types.db" "%s"$' % INSTALLED_TYPES_DB,
                      main, re.M)

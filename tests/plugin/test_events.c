@@ -291,12 +291,37 @@ setup(void **state)
 	return 0;
 }
 
+static bool reading; /* atomic */
+static pthread_t reader;
+static bool reader_started;
+
+static void *
+reader_main(void *arg)
+{
+	(void)arg;
+	while (__atomic_load_n(&reading, __ATOMIC_RELAXED))
+		fc_read_all();
+	return NULL;
+}
+
+/* Also from teardown: a test that failed half-way must not leave its reader running. */
+static void
+stop_reader(void)
+{
+	if (!reader_started)
+		return;
+	__atomic_store_n(&reading, false, __ATOMIC_RELAXED);
+	pthread_join(reader, NULL);
+	reader_started = false;
+}
+
 static int
 teardown(void **state)
 {
 	char cmd[128];
 
 	(void)state;
+	stop_reader();
 	fc_shutdown(); /* stops the poll threads */
 	if (fs != NULL)
 		stop_server();
@@ -1168,17 +1193,6 @@ unlisted_port_and_lcore_stop(void **state)
 	assert_false(fc_find_copy("edge1.lcore2", "lcore_state", NULL, &v));
 }
 
-static bool reading; /* atomic */
-
-static void *
-reader_main(void *arg)
-{
-	(void)arg;
-	while (__atomic_load_n(&reading, __ATOMIC_RELAXED))
-		fc_read_all();
-	return NULL;
-}
-
 /*
  * Reads at any moment never undo a change: in the order values were dispatched, port 0's
  * link_status changes exactly as often as the link did (a read between the poll thread's
@@ -1188,7 +1202,6 @@ static void
 reads_never_undo_a_change(void **state)
 {
 	unsigned int changes = 0;
-	pthread_t reader;
 	double last = -1;
 
 	(void)state;
@@ -1197,6 +1210,7 @@ reads_never_undo_a_change(void **state)
 	wait_polls(4);
 	__atomic_store_n(&reading, true, __ATOMIC_RELAXED);
 	assert_int_equal(pthread_create(&reader, NULL, reader_main, NULL), 0);
+	reader_started = true;
 	for (size_t i = 1; i <= 10; i++) {
 		set_link(0, false);
 		wait_note("Link down on edge1 port 0", i, NULL);
@@ -1205,8 +1219,7 @@ reads_never_undo_a_change(void **state)
 		wait_note("Link up on edge1 port 0", i, NULL);
 		wait_polls(2);
 	}
-	__atomic_store_n(&reading, false, __ATOMIC_RELAXED);
-	pthread_join(reader, NULL);
+	stop_reader();
 	for (size_t i = 0; i < fc_nvalues(); i++) {
 		const struct fc_value *v = fc_value_at(i);
 

@@ -443,14 +443,15 @@ stream_socket(void **state)
 static void
 path_too_long(void **state)
 {
-	char p[200];
+	char p[200], out[200];
 
 	(void)state;
 	memset(p, 'a', sizeof(p));
 	p[0] = '/';
 	p[sizeof(p) - 1] = '\0';
 	assert_int_equal(open_path(p), -ENAMETOOLONG);
-	assert_int_equal(dtel_socket_path("/var/run/dpdk", p + 1, 0, p, sizeof(p)), -ENAMETOOLONG);
+	assert_int_equal(
+		dtel_socket_path("/var/run/dpdk", p + 1, 0, out, sizeof(out)), -ENAMETOOLONG);
 }
 
 static void

@@ -101,34 +101,32 @@ struct snapshot {
 struct ev_instance {
 	struct dtp_target t;
 	const struct events_opts *o;
-	bool discovered;
-
 	pthread_t thread;
-	bool running; /* the poll thread was started */
 	pthread_mutex_t lock; /* stop, shared with shutdown */
 	/* Held while publishing snap and dispatching this instance's values, the time taken
 	 * inside: values of one identifier from the poll thread and the read callback then
 	 * never go out of order, and a read never sends a state older than a change. */
 	pthread_mutex_t dispatch_lock;
 	pthread_cond_t wake;
-	bool stop;
 	struct snapshot snap; /* under dispatch_lock (and lock) */
-
 	/* Values above INT64_MAX that collectd could not take, counted by whichever thread
 	 * dispatched them (atomic); added to telemetry_requests/invalid. */
 	uint64_t range_invalid;
+	bool discovered;
+	bool running; /* the poll thread was started */
+	bool stop;
 
 	/* Everything below belongs to the poll thread alone. */
-	struct events_instance st; /* up, gone, not responding */
-	struct events_link_conf link_conf;
 	bool have_caps;
 	bool caps_again; /* the command list came from a starting application: read it again */
-	uint64_t caps_again_ms; /* ... at this time */
 	bool has_fwd_ports, has_fwd_lcores, has_eal_lcore;
 	bool has_link_check_age; /* /fwd/info reports link_check_age_ms */
 	bool said_links_only;
-	uint64_t stall_us; /* in force for lcores */
 	bool main_stalled; /* announced: the main lcore no longer checks the links */
+	struct events_instance st; /* up, gone, not responding */
+	struct events_link_conf link_conf;
+	uint64_t caps_again_ms; /* ... at this time */
+	uint64_t stall_us; /* in force for lcores */
 	uint64_t main_stalled_ms;
 	unsigned int main_lcore;
 	int poll_err; /* the connection error that ended this poll, 0: none yet */
@@ -900,7 +898,7 @@ static bool
 link_again(struct ev_instance *ei, const struct reading *rd, const struct events_link_reading *r)
 {
 	struct reading again = {0};
-	struct events_link_reading one;
+	struct events_link_reading one = {0};
 	bool agree = false;
 
 	if (!rd->links_from_fwd)

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Every dpdktel alert is complete: labelled, annotated, documented and unit-tested.
 
-- the alerts issue 6 asks for are all there, and DpdkInstanceNotResponding;
+- every alert the design asks for (link, flapping, lcore, instance, staleness, drops) is there;
 - each has a severity label (critical, warning, info) and summary, description and
   runbook_url annotations, the runbook pointing at its own section of docs/alerts.md;
 - docs/alerts.md has a section for each alert and none for an alert that does not exist;

@@ -38,6 +38,12 @@ LCORE_MAPPINGS = [{'type': 'value', 'options': {
     '3': {'text': 'STALLED', 'color': 'red', 'index': 3},
     '4': {'text': 'EXITED', 'color': 'dark-purple', 'index': 4},
 }}]
+# The instance state of the overview: up, plus 2 for not_responding (up is 0 meanwhile).
+INSTANCE_MAPPINGS = [{'type': 'value', 'options': {
+    '0': {'text': 'DOWN', 'color': 'red', 'index': 0},
+    '1': {'text': 'UP', 'color': 'green', 'index': 1},
+    '2': {'text': 'NOT RESPONDING', 'color': 'orange', 'index': 2},
+}}]
 
 
 def thresholds(*steps):
@@ -245,6 +251,8 @@ def data_link(title, uid, *field_vars):
 def overview():
     s = Sel(multi={'instance', 'dpdk_instance'}, single=set())
     up = f'({s("collectd_dpdktel_events_up")} or {s("collectd_dpdktel_stats_up")})'
+    hung = s('collectd_dpdktel_events_not_responding')
+    same = 'on (job, instance, dpdk_instance)'
     alerts = 'ALERTS{alertname=~"Dpdk.*", alertstate="firing", instance=~"$instance"}'
     by = 'sum by (instance, dpdk_instance)'
     L = Layout()
@@ -252,9 +260,16 @@ def overview():
     L.add(stat('Instances up', 'DPDK applications whose telemetry socket collectd reaches '
                '(up = 1 from dpdktel_events, else dpdktel_stats).', 'none',
                targets((f'sum({up})', '')), thresholds('red', 1, 'green')), 4, 4)
-    L.add(stat('Instances down', 'DPDK applications collectd does not reach (up = 0). '
+    L.add(stat('Instances down', 'DPDK applications collectd does not reach (up = 0) that '
+               'are not counted as not responding: gone, or their socket refuses. '
                'DpdkInstanceDown fires after 30 s.', 'none',
-               targets((f'sum(1 - {up})', '')), thresholds('green', 1, 'red')), 4, 4)
+               targets((f'sum((1 - {up}) unless {same} {hung} == 1)', '')),
+               thresholds('green', 1, 'red')), 4, 4)
+    L.add(stat('Instances not responding', 'DPDK applications whose process runs but whose '
+               'telemetry does not answer (not_responding = 1, dpdktel_events; up is 0 '
+               'meanwhile and their ports and lcores are not reported). '
+               'DpdkInstanceNotResponding fires after 1 min.', 'none',
+               targets((f'sum({hung})', '')), thresholds('green', 1, 'red')), 4, 4)
     L.add(stat('Ports down', 'Ports whose link is down (link_status 0). DpdkLinkDown fires '
                'after 20 s.', 'none',
                targets((f'sum(1 - {s("collectd_dpdktel_events_link_status")})', '')),
@@ -265,7 +280,7 @@ def overview():
                thresholds('green', 1, 'red')), 4, 4)
     L.add(stat('Firing alerts', 'dpdktel alerts firing in Prometheus for the selected hosts '
                '(docs/alerts.md).', 'none', targets((f'count({alerts})', '')),
-               thresholds('green', 1, 'red'), noValue='0'), 8, 4)
+               thresholds('green', 1, 'red'), noValue='0'), 4, 4)
     L.add(table('Firing alerts by port and lcore', 'Each firing dpdktel alert with its '
                 'labels; the runbook is in docs/alerts.md under the alert name.', 'none',
                 [target(alerts, ref='A', table=True)],
@@ -274,6 +289,13 @@ def overview():
                  'indexByName': {'alertname': 0, 'severity': 1, 'instance': 2,
                                  'dpdk_instance': 3, 'port': 4, 'lcore': 5}}), 24, 6)
     L.row('State')
+    L.add(state_timeline('Instance state', 'Each DPDK application: UP, DOWN (gone, or its '
+                         'socket refuses) or NOT RESPONDING (its process runs, its telemetry '
+                         'does not answer). up from dpdktel_events, else dpdktel_stats, plus 2 '
+                         'while dpdktel_events reports not_responding.',
+                         targets((f'({s("collectd_dpdktel_events_up")} + 2 * {hung}) or '
+                                  f'{up}', '{{instance}} {{dpdk_instance}}')),
+                         INSTANCE_MAPPINGS, thresholds('red', 1, 'green', 2, 'orange')), 24, 6)
     L.add(state_timeline('Link state', 'link_status of every port: UP or DOWN. Click a port '
                          'for its dashboard.',
                          targets((s('collectd_dpdktel_events_link_status'),

@@ -19,8 +19,8 @@ import sys
 import yaml
 
 REQUIRED = ['DpdkLinkDown', 'DpdkLinkFlapping', 'DpdkLcoreStalled', 'DpdkLcoreExited',
-            'DpdkInstanceDown', 'DpdkInstanceRestarted', 'DpdkTelemetryStale',
-            'DpdkRxMissedRising', 'DpdkRxNoMbuf', 'DpdkTxDropsRising', 'DpdkPortErrors']
+            'DpdkInstanceDown', 'DpdkInstanceNotResponding', 'DpdkInstanceRestarted',
+            'DpdkTelemetryStale', 'DpdkRxMissedRising', 'DpdkRxNoMbuf', 'DpdkTxDropsRising', 'DpdkPortErrors']
 SEVERITIES = {'critical', 'warning', 'info'}
 ANNOTATIONS = ('summary', 'description', 'runbook_url')
 

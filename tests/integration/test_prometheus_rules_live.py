@@ -91,8 +91,8 @@ class Feeder:
             'link_speed': 0 if entity in self.down else 10000,
             'lcore_state': 3 if entity in self.stalled else 1,
             'heartbeat_age': 0.5 if entity in self.stalled else 0.001,
-            'link_flapping': 0, 'up': 1, 'uptime': int(t) + 100, 'port_mtu': 1500,
-            'port_queues': 2, 'percent': 42, 'duration': 0.002,
+            'link_flapping': 0, 'up': 1, 'not_responding': 0, 'uptime': int(t) + 100,
+            'port_mtu': 1500, 'port_queues': 2, 'percent': 42, 'duration': 0.002,
         }
         return gauges.get(row.type, 1000)
 

@@ -49,12 +49,12 @@ fwd_health_init(struct fwd_ctx *ctx)
 	for (unsigned int i = 0; i < ctx->nb_ports; i++) {
 		struct fwd_port *p = &ctx->ports[i];
 
-		p->link = link_read(p);
-		p->last_change_tsc = now;
+		__atomic_store_n(&p->link, link_read(p), __ATOMIC_RELAXED);
+		__atomic_store_n(&p->last_change_tsc, now, __ATOMIC_RELAXED);
 	}
 	for (unsigned int i = 0; i < ctx->nb_workers; i++) {
-		ctx->health[i].state = FWD_LCORE_STARTING;
-		ctx->health[i].last_change_tsc = now;
+		__atomic_store_n(&ctx->health[i].state, FWD_LCORE_STARTING, __ATOMIC_RELAXED);
+		__atomic_store_n(&ctx->health[i].last_change_tsc, now, __ATOMIC_RELAXED);
 	}
 }
 

@@ -269,11 +269,25 @@ fwd_lcores_launch(struct fwd_ctx *ctx)
 		struct fwd_worker *w = &ctx->workers[i];
 		int ret;
 
-		w->last_tsc = ctx->start_tsc;
-		ctx->health[i].last_change_tsc = ctx->start_tsc;
+		/* Telemetry threads may be reading both already. */
+		store_u64(&w->last_tsc, ctx->start_tsc);
+		store_u64(&ctx->health[i].last_change_tsc, ctx->start_tsc);
 		ret = rte_eal_remote_launch(fwd_lcore_main, w, w->lcore_id);
 		if (ret != 0)
 			rte_exit(EXIT_FAILURE, "%s: cannot launch lcore %u: %s\n", FWD_APP_NAME,
 				w->lcore_id, rte_strerror(-ret));
 	}
+}
+
+void
+fwd_lcores_wait(struct fwd_ctx *ctx)
+{
+	rte_eal_mp_wait_lcore();
+	/* Pairs with the release store at the end of fwd_lcore_main(): what a worker wrote
+	 * (its tx buffers, the last counters) happens before what the main lcore does next,
+	 * without relying on how EAL reports a returned lcore. */
+	for (unsigned int i = 0; i < ctx->nb_workers; i++)
+		if (__atomic_load_n(&ctx->workers[i].exited, __ATOMIC_ACQUIRE) == 0)
+			FWD_LOG(WARNING, "lcore %u: returned without saying so",
+				ctx->workers[i].lcore_id);
 }

@@ -115,6 +115,9 @@ struct fwd_ctx {
 	uint64_t tsc_hz;
 	struct timespec start_time; /* CLOCK_MONOTONIC at start, for uptime_ms */
 	uint64_t start_tsc; /* forwarding start: the base of --fault times */
+	/* Written by the main lcore only: TSC when it last finished reading every port's link
+	 * (/fwd/info link_check_age_ms). */
+	uint64_t link_check_tsc;
 	unsigned int main_lcore;
 	/** Ethernet ports that exist (for /fwd/metrics,<port>), bit = port id. */
 	uint64_t existing_ports;

@@ -52,6 +52,7 @@ fwd_health_init(struct fwd_ctx *ctx)
 		__atomic_store_n(&p->link, link_read(p), __ATOMIC_RELAXED);
 		__atomic_store_n(&p->last_change_tsc, now, __ATOMIC_RELAXED);
 	}
+	__atomic_store_n(&ctx->link_check_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
 	for (unsigned int i = 0; i < ctx->nb_workers; i++) {
 		__atomic_store_n(&ctx->health[i].state, FWD_LCORE_STARTING, __ATOMIC_RELAXED);
 		__atomic_store_n(&ctx->health[i].last_change_tsc, now, __ATOMIC_RELAXED);
@@ -76,6 +77,8 @@ fwd_link_poll(struct fwd_ctx *ctx, uint64_t now)
 		}
 		__atomic_store_n(&p->link, cur, __ATOMIC_RELAXED);
 	}
+	/* Finished, not started: a port whose link read hangs makes the age grow. */
+	__atomic_store_n(&ctx->link_check_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
 }
 
 void

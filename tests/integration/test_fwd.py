@@ -39,8 +39,8 @@ PORTS_KEYS = {'port_id', 'link_status', 'link_speed', 'link_duplex', 'link_chang
 PORT_KEYS = PORTS_KEYS | {'name', 'rx_packets', 'tx_packets', 'tx_dropped', 'lcore_id',
                           'peer_port'}
 INFO_KEYS = {'app', 'version', 'pid', 'uptime_ms', 'mac_mode', 'burst', 'heartbeat_ms',
-             'stall_ms', 'link_poll_ms', 'idle_sleep_us', 'stats_period_s', 'main_lcore',
-             'ports', 'lcores'}
+             'stall_ms', 'link_poll_ms', 'link_check_age_ms', 'idle_sleep_us',
+             'stats_period_s', 'main_lcore', 'ports', 'lcores'}
 OUR_METRICS = {'rx_packets', 'tx_packets', 'tx_dropped', 'link_changes', 'link_status',
                'link_speed', 'ports_up', 'lcores_running', 'lcores_idle', 'lcores_stalled',
                'lcores_exited', 'lcore_stalls'}
@@ -92,6 +92,9 @@ def test_info_shape(null2, build_dir):
     assert info['main_lcore'] == 0
     assert info['ports'] == [0, 1]
     assert info['lcores'] == [1]
+    # The main lcore checks the links every 10 ms: the last check is that recent (with
+    # room for a busy machine), and not a garbage value.
+    assert 0 <= info['link_check_age_ms'] < 1000
     later = wait_until(lambda: (i := q(null2, '/fwd/info'))['uptime_ms'] > info['uptime_ms']
                        and i, 5, 'uptime advancing')
     assert later['uptime_ms'] > info['uptime_ms']

@@ -124,6 +124,8 @@ struct fwd_ctx {
 	unsigned int nb_ports;
 	struct fwd_port ports[FWD_MAX_PORTS]; /* ascending port id */
 	int16_t port_index[FWD_MAX_PORTS]; /* port id -> ports[] or -1 */
+	unsigned int nb_main_faults;
+	struct fwd_fault main_faults[FWD_MAX_FAULTS]; /* --fault main-stall, by after_ms */
 	unsigned int nb_workers;
 	struct fwd_worker workers[FWD_MAX_LCORES];
 	struct fwd_health health[FWD_MAX_LCORES];

@@ -101,6 +101,10 @@ fwd_lcores_assign(struct fwd_ctx *ctx)
 		const struct fwd_fault *fault = &ctx->cfg.faults[i];
 		struct fwd_worker *w;
 
+		if (fault->kind == FWD_FAULT_MAIN_STALL) {
+			ctx->main_faults[ctx->nb_main_faults++] = *fault;
+			continue;
+		}
 		if (fault->lcore >= RTE_MAX_LCORE || ctx->worker_index[fault->lcore] < 0) {
 			worker_list(ctx, list, sizeof(list));
 			rte_exit(EXIT_FAILURE,
@@ -112,6 +116,7 @@ fwd_lcores_assign(struct fwd_ctx *ctx)
 		w = &ctx->workers[ctx->worker_index[fault->lcore]];
 		w->faults[w->nb_faults++] = *fault;
 	}
+	qsort(ctx->main_faults, ctx->nb_main_faults, sizeof(struct fwd_fault), cmp_fault);
 	for (unsigned int i = 0; i < ctx->nb_workers; i++)
 		qsort(ctx->workers[i].faults, ctx->workers[i].nb_faults, sizeof(struct fwd_fault),
 			cmp_fault);

@@ -346,7 +346,8 @@ def test_help_lists_every_option(fwd_bin):
     for opt in ('-p PORTMASK', '--mac-mode', 'rewrite', 'swap', 'none', '--heartbeat-ms',
                 '--stall-ms', '--link-poll-ms', '--stats-period', '--idle-sleep-us',
                 '--telemetry-group', '--fault stall:LCORE:AFTER_MS:FOR_MS',
-                '--fault exit:LCORE:AFTER_MS', 'fault injection', '--help', '-l 0,1'):
+                '--fault exit:LCORE:AFTER_MS', '--fault main-stall:AFTER_MS:FOR_MS',
+                'fault injection', '--help', '-l 0,1'):
         assert opt in p.stdout, opt
 
 
@@ -557,6 +558,43 @@ def test_fault_exit(fwd_bin):
 
 
 # ---- signals -------------------------------------------------------------------------------
+
+def cli_query(cli, app, cmd):
+    """One query through the dpdktel CLI on the app's real telemetry socket."""
+    out = run([cli, '-s', app.socket, 'query', cmd], timeout=10).stdout
+    return json.loads(out)[cmd.split(',')[0]]
+
+
+def test_fault_main_stall_shows_in_link_check_age(fwd_bin, dpdktel_cli):
+    """--fault main-stall stops the main lcore's checks: /fwd/info link_check_age_ms grows
+    past 3 x link_poll_ms while the telemetry threads still answer and the forwarding lcore
+    still forwards, and falls back under it once the checks resume."""
+    after_ms, for_ms = 1500, 2500
+    app = dpdk.fwd(fwd_bin, app_args=['--fault', f'main-stall:{after_ms}:{for_ms}'])
+    with app:
+        info = cli_query(dpdktel_cli, app, '/fwd/info')
+        limit = 3 * info['link_poll_ms']
+        stalled = wait_until(
+            lambda: (i := cli_query(dpdktel_cli, app, '/fwd/info'))['link_check_age_ms'] >
+            limit and i, after_ms / 1000 + 10, f'link_check_age_ms over {limit}')
+        # The stall goes on for seconds: the forwarding lcore keeps forwarding meanwhile
+        # and the age keeps growing (no check ran in between).
+        lc = cli_query(dpdktel_cli, app, '/fwd/lcore,1')
+        wait_until(lambda: cli_query(dpdktel_cli, app, '/fwd/lcore,1')['rx_packets'] >
+                   lc['rx_packets'], 2, 'lcore 1 forwarding during the main-lcore stall')
+        later = cli_query(dpdktel_cli, app, '/fwd/info')['link_check_age_ms']
+        assert later > stalled['link_check_age_ms'], (stalled, later)
+        back = wait_until(
+            lambda: (i := cli_query(dpdktel_cli, app, '/fwd/info'))['link_check_age_ms'] <
+            limit and i, for_ms / 1000 + 10, f'link_check_age_ms back under {limit}')
+        assert back['uptime_ms'] > stalled['uptime_ms']
+        # Once the checks resume they keep running: still fresh a few polls later.
+        wait_until(lambda: cli_query(dpdktel_cli, app, '/fwd/info')['uptime_ms'] >
+                   back['uptime_ms'] + 5 * info['link_poll_ms'], 5, 'time passing')
+        assert cli_query(dpdktel_cli, app, '/fwd/info')['link_check_age_ms'] < limit
+        assert 'main lcore: fault injection: no health or link checks' in app.log()
+        assert q(app, '/fwd/lcore,1')['state'] == 'RUNNING'
+
 
 @pytest.mark.parametrize('sig', [signal.SIGTERM, signal.SIGINT])
 def test_signal_exits_0_and_releases(fwd_bin, sig):

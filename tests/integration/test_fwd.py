@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from helpers import dpdk, sanitizers, telemetry
+from helpers import dpdk, sanitizers, telemetry, threads
 from helpers.wait import wait_until
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -594,6 +594,72 @@ def test_fault_main_stall_shows_in_link_check_age(fwd_bin, dpdktel_cli):
         assert cli_query(dpdktel_cli, app, '/fwd/info')['link_check_age_ms'] < limit
         assert 'main lcore: fault injection: no health or link checks' in app.log()
         assert q(app, '/fwd/lcore,1')['state'] == 'RUNNING'
+
+
+def test_thread_stop_one_lcore_stalls_only_it(fwd_bin, dpdktel_cli, build_dir):
+    """tests/tools/thread_stop stops the thread of lcore 1 for 1.5 s from outside (no
+    --fault): /fwd/lcores shows lcore 1 STALLED while lcore 2 stays RUNNING, then lcore 1
+    RUNNING again, with one stall counted."""
+    # Two forwarding lcores sharing CPU 1 (this machine has two cores), one port each.
+    app = dpdk.fwd(fwd_bin, nports=2, eal_extra=['--lcores=0@0,1@1,2@1'])
+    with app:
+        wait_state(app, 'RUNNING', lcore=1)
+        wait_state(app, 'RUNNING', lcore=2)
+        info = cli_query(dpdktel_cli, app, '/fwd/info')
+        assert info['lcores'] == [1, 2]
+        tid = threads.lcore_tid(app.pid, 1, main_lcore=info['main_lcore'])
+        assert tid != app.pid and tid != threads.lcore_tid(app.pid, 2)
+
+        def lcores():
+            lc = cli_query(dpdktel_cli, app, '/fwd/lcores')
+            return dict(zip(lc['lcore_id'], zip(lc['state'], lc['stalls'], lc['heartbeat'])))
+
+        with threads.ThreadStop(build_dir, tid, for_ms=1500) as stop:
+            # Seen within the stop (1.5 s; STALLED after stall_ms + heartbeat_ms = 110 ms).
+            seen = wait_until(lambda: (x := lcores())[1][0] == 'STALLED' and x,
+                              1.4, 'lcore 1 STALLED while its thread is stopped')
+            assert seen[2][0] == 'RUNNING', seen
+            # The other lcore's loop goes on meanwhile.
+            wait_until(lambda: (x := lcores())[2][2] > seen[2][2] and x[1][0] == 'STALLED',
+                       1, 'lcore 2 looping while lcore 1 is stopped')
+            assert stop.release() == 0
+        back = wait_until(lambda: (x := lcores())[1][0] == 'RUNNING' and x, 10,
+                          'lcore 1 RUNNING again')
+        assert back[1][1] == 1 and back[2][1] == 0, back
+        assert back[2][0] == 'RUNNING', back
+
+
+def test_thread_stop_until_stdin_closes_and_errors(fwd_bin, build_dir):
+    """The tool's other mode holds the thread until told, and its errors are one clear
+    line with exit code 1 (2 for bad usage)."""
+    app = dpdk.fwd(fwd_bin)
+    with app:
+        wait_state(app, 'RUNNING')
+        tid = threads.lcore_tid(app.pid, 1)
+        with threads.ThreadStop(build_dir, tid) as stop:
+            st = wait_state(app, 'STALLED')
+            # Held as long as stdin is open: still stalled well past a --for-ms-sized wait.
+            wait_until(lambda: q(app, '/fwd/lcore,1')['last_change_age_ms'] > 300, 5,
+                       'stall lasting')
+            assert q(app, '/fwd/lcore,1')['heartbeat'] == st['heartbeat']
+            assert stop.release() == 0
+        wait_state(app, 'RUNNING')
+        # A second tracer on the same thread is refused: EPERM.
+        with threads.ThreadStop(build_dir, tid):
+            p = threads.run_tool(build_dir, '--tid', tid, '--for-ms', 10)
+            assert p.returncode == 1, p
+            assert p.stderr.startswith(f'thread_stop: thread {tid}: not allowed to trace it '
+                                       '(EPERM'), p.stderr
+        wait_state(app, 'RUNNING')
+    # a thread id that does not exist (above pid_max)
+    p = threads.run_tool(build_dir, '--tid', 1073741823, '--for-ms', 10)
+    assert (p.returncode, p.stdout) == (1, ''), p
+    assert p.stderr == 'thread_stop: thread 1073741823: no such thread\n'
+    p = threads.run_tool(build_dir, '--tid', 'x1', '--for-ms', 10)
+    assert p.returncode == 2
+    assert p.stderr == "thread_stop: --tid 'x1': expected a thread id (a positive number)\n"
+    p = threads.run_tool(build_dir, '--tid', 5)
+    assert p.returncode == 2 and 'exactly one of --for-ms, --until-stdin-closes' in p.stderr
 
 
 @pytest.mark.parametrize('sig', [signal.SIGTERM, signal.SIGINT])

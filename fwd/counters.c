@@ -91,6 +91,8 @@ fwd_snap_info(const struct fwd_ctx *ctx, struct fwd_info_snap *s)
 	s->heartbeat_ms = ctx->cfg.heartbeat_ms;
 	s->stall_ms = ctx->cfg.stall_ms;
 	s->link_poll_ms = ctx->cfg.link_poll_ms;
+	s->link_check_age_ms =
+		fwd_tsc_to_ms(fwd_age(rte_rdtsc(), load_u64(&ctx->link_check_tsc)), ctx->tsc_hz);
 	s->idle_sleep_us = ctx->cfg.idle_sleep_us;
 	s->stats_period_s = ctx->cfg.stats_period_s;
 	s->main_lcore = ctx->main_lcore;

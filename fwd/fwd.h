@@ -6,11 +6,15 @@
  *    with relaxed stores (heartbeat, last loop TSC, cycles, per-port counters).
  *  - struct fwd_health and the link fields of struct fwd_port: written only by the main
  *    lcore (health and link checks).
- *  - everything else: set during start-up, read-only once the lcores are launched.
+ *  - everything else: set during start-up, read-only once the telemetry callbacks are
+ *    given the context (fwd_telemetry_publish(), a release store) and the lcores launched.
  *
- * Readers (the main lcore, telemetry callbacks on one thread per client, the stats table)
- * use relaxed atomic loads; nothing on the data path takes a lock. The whole context is
- * plain static memory, not rte_malloc'd: DPDK 22.11 has no way to stop its telemetry
+ * Every field that one thread writes while another reads is written with __atomic stores
+ * (relaxed) and read with __atomic loads, including its first value when readers may
+ * already run; one thread writes it at a time. Readers (the main lcore, telemetry callbacks
+ * on one thread per client, the stats table) use relaxed atomic loads; nothing on the data
+ * path takes a lock. The forwarder runs clean under ThreadSanitizer (tests/fwd/tsan_run). The whole
+ * context is plain static memory, not rte_malloc'd: DPDK 22.11 has no way to stop its telemetry
  * threads, which can run callbacks until the process exits, after rte_eal_cleanup().
  */
 #ifndef FWD_H
@@ -111,12 +115,17 @@ struct fwd_ctx {
 	uint64_t tsc_hz;
 	struct timespec start_time; /* CLOCK_MONOTONIC at start, for uptime_ms */
 	uint64_t start_tsc; /* forwarding start: the base of --fault times */
+	/* Written by the main lcore only: TSC when it last finished reading every port's link
+	 * (/fwd/info link_check_age_ms). */
+	uint64_t link_check_tsc;
 	unsigned int main_lcore;
 	/** Ethernet ports that exist (for /fwd/metrics,<port>), bit = port id. */
 	uint64_t existing_ports;
 	unsigned int nb_ports;
 	struct fwd_port ports[FWD_MAX_PORTS]; /* ascending port id */
 	int16_t port_index[FWD_MAX_PORTS]; /* port id -> ports[] or -1 */
+	unsigned int nb_main_faults;
+	struct fwd_fault main_faults[FWD_MAX_FAULTS]; /* --fault main-stall, by after_ms */
 	unsigned int nb_workers;
 	struct fwd_worker workers[FWD_MAX_LCORES];
 	struct fwd_health health[FWD_MAX_LCORES];
@@ -169,6 +178,8 @@ void fwd_ports_close(struct fwd_ctx *ctx);
 /* lcore.c: give ports to the worker lcores, launch them; the forwarding loop. */
 void fwd_lcores_assign(struct fwd_ctx *ctx);
 void fwd_lcores_launch(struct fwd_ctx *ctx);
+/** Wait until every worker's loop has returned (and see all it wrote). */
+void fwd_lcores_wait(struct fwd_ctx *ctx);
 
 /* health.c: heartbeat checks and link polls, run by the main lcore. */
 void fwd_health_init(struct fwd_ctx *ctx);
@@ -192,7 +203,10 @@ void fwd_metrics_update(const struct fwd_ctx *ctx);
 void fwd_metrics_deinit(struct fwd_ctx *ctx);
 
 /* telemetry.c: the /fwd/... commands. */
-void fwd_telemetry_register(struct fwd_ctx *ctx);
+/** Register them, before rte_eal_init(); until published they reply null. 0 or -errno. */
+int fwd_telemetry_register(void);
+/** Let the callbacks read ctx (release: start-up's plain writes are seen by them). */
+void fwd_telemetry_publish(struct fwd_ctx *ctx);
 /** Make the callbacks that touch DPDK objects reply null, and wait for those running. */
 void fwd_telemetry_quiesce(struct fwd_ctx *ctx);
 

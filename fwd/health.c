@@ -49,12 +49,13 @@ fwd_health_init(struct fwd_ctx *ctx)
 	for (unsigned int i = 0; i < ctx->nb_ports; i++) {
 		struct fwd_port *p = &ctx->ports[i];
 
-		p->link = link_read(p);
-		p->last_change_tsc = now;
+		__atomic_store_n(&p->link, link_read(p), __ATOMIC_RELAXED);
+		__atomic_store_n(&p->last_change_tsc, now, __ATOMIC_RELAXED);
 	}
+	__atomic_store_n(&ctx->link_check_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
 	for (unsigned int i = 0; i < ctx->nb_workers; i++) {
-		ctx->health[i].state = FWD_LCORE_STARTING;
-		ctx->health[i].last_change_tsc = now;
+		__atomic_store_n(&ctx->health[i].state, FWD_LCORE_STARTING, __ATOMIC_RELAXED);
+		__atomic_store_n(&ctx->health[i].last_change_tsc, now, __ATOMIC_RELAXED);
 	}
 }
 
@@ -76,6 +77,8 @@ fwd_link_poll(struct fwd_ctx *ctx, uint64_t now)
 		}
 		__atomic_store_n(&p->link, cur, __ATOMIC_RELAXED);
 	}
+	/* Finished, not started: a port whose link read hangs makes the age grow. */
+	__atomic_store_n(&ctx->link_check_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
 }
 
 void
@@ -134,6 +137,22 @@ sleep_until(const struct fwd_ctx *ctx, uint64_t deadline)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * --fault main-stall: the main lcore stops checking for for_ms, as a main lcore stuck in a
+ * slow call would; it sleeps (never spins) and still notices quit.
+ */
+static void
+main_stall(const struct fwd_ctx *ctx, const struct fwd_fault *fault)
+{
+	uint64_t end = rte_rdtsc() + fwd_ms_to_tsc(fault->for_ms, ctx->tsc_hz);
+
+	FWD_LOG(WARNING, "main lcore: fault injection: no health or link checks for %" PRIu32 " ms",
+		fault->for_ms);
+	while (!fwd_quitting(ctx) && rte_rdtsc() < end)
+		sleep_until(ctx, end);
+	FWD_LOG(NOTICE, "main lcore: fault injection over: checks resume");
+}
+
 /* The next time a period comes due, never in the past (no catch-up bursts). */
 static uint64_t
 next_due(uint64_t due, uint64_t period, uint64_t now)
@@ -153,11 +172,19 @@ fwd_main_loop(struct fwd_ctx *ctx)
 	uint64_t next_hb = now + hb_period;
 	uint64_t next_link = now + link_period;
 	uint64_t next_stats = stats_period ? now + stats_period : UINT64_MAX;
+	unsigned int next_fault = 0;
 
 	while (!fwd_quitting(ctx)) {
-		uint64_t next;
+		uint64_t next, fault_tsc = UINT64_MAX;
 
+		if (next_fault < ctx->nb_main_faults)
+			fault_tsc = ctx->start_tsc +
+				fwd_ms_to_tsc(ctx->main_faults[next_fault].after_ms, hz);
 		now = rte_rdtsc();
+		if (now >= fault_tsc) {
+			main_stall(ctx, &ctx->main_faults[next_fault++]);
+			continue;
+		}
 		if (now >= next_link) {
 			fwd_link_poll(ctx, now);
 			next_link = next_due(next_link, link_period, now);
@@ -174,6 +201,8 @@ fwd_main_loop(struct fwd_ctx *ctx)
 		next = next_hb < next_link ? next_hb : next_link;
 		if (next_stats < next)
 			next = next_stats;
+		if (fault_tsc < next)
+			next = fault_tsc;
 		sleep_until(ctx, next);
 	}
 }

@@ -101,6 +101,10 @@ fwd_lcores_assign(struct fwd_ctx *ctx)
 		const struct fwd_fault *fault = &ctx->cfg.faults[i];
 		struct fwd_worker *w;
 
+		if (fault->kind == FWD_FAULT_MAIN_STALL) {
+			ctx->main_faults[ctx->nb_main_faults++] = *fault;
+			continue;
+		}
 		if (fault->lcore >= RTE_MAX_LCORE || ctx->worker_index[fault->lcore] < 0) {
 			worker_list(ctx, list, sizeof(list));
 			rte_exit(EXIT_FAILURE,
@@ -112,6 +116,7 @@ fwd_lcores_assign(struct fwd_ctx *ctx)
 		w = &ctx->workers[ctx->worker_index[fault->lcore]];
 		w->faults[w->nb_faults++] = *fault;
 	}
+	qsort(ctx->main_faults, ctx->nb_main_faults, sizeof(struct fwd_fault), cmp_fault);
 	for (unsigned int i = 0; i < ctx->nb_workers; i++)
 		qsort(ctx->workers[i].faults, ctx->workers[i].nb_faults, sizeof(struct fwd_fault),
 			cmp_fault);
@@ -269,11 +274,25 @@ fwd_lcores_launch(struct fwd_ctx *ctx)
 		struct fwd_worker *w = &ctx->workers[i];
 		int ret;
 
-		w->last_tsc = ctx->start_tsc;
-		ctx->health[i].last_change_tsc = ctx->start_tsc;
+		/* Telemetry threads may be reading both already. */
+		store_u64(&w->last_tsc, ctx->start_tsc);
+		store_u64(&ctx->health[i].last_change_tsc, ctx->start_tsc);
 		ret = rte_eal_remote_launch(fwd_lcore_main, w, w->lcore_id);
 		if (ret != 0)
 			rte_exit(EXIT_FAILURE, "%s: cannot launch lcore %u: %s\n", FWD_APP_NAME,
 				w->lcore_id, rte_strerror(-ret));
 	}
+}
+
+void
+fwd_lcores_wait(struct fwd_ctx *ctx)
+{
+	rte_eal_mp_wait_lcore();
+	/* Pairs with the release store at the end of fwd_lcore_main(): what a worker wrote
+	 * (its tx buffers, the last counters) happens before what the main lcore does next,
+	 * without relying on how EAL reports a returned lcore. */
+	for (unsigned int i = 0; i < ctx->nb_workers; i++)
+		if (__atomic_load_n(&ctx->workers[i].exited, __ATOMIC_ACQUIRE) == 0)
+			FWD_LOG(WARNING, "lcore %u: returned without saying so",
+				ctx->workers[i].lcore_id);
 }

@@ -3,10 +3,10 @@
  * dpdktel-fwd: the reference DPDK forwarder of dpdktel. This file only wires the parts
  * together, in the order of DPDK's examples/l2fwd:
  *
- *   options (options.c) -> EAL -> ports chosen and paired (port.c) -> lcores given ports
- *   (lcore.c) -> ports started -> health, rte_metrics, telemetry commands -> lcores
- *   launched -> main lcore loop (health.c) until SIGINT/SIGTERM -> final counters
- *   (counters.c) -> ports closed -> rte_eal_cleanup().
+ *   options (options.c) -> telemetry commands registered -> EAL -> ports chosen and paired (port.c)
+ * -> lcores given ports (lcore.c) -> ports started -> health, rte_metrics, telemetry replies ->
+ * lcores launched -> main lcore loop (health.c) until SIGINT/SIGTERM -> final counters (counters.c)
+ * -> ports closed -> rte_eal_cleanup().
  *
  * The telemetry commands are documented in docs/fwd-telemetry.md.
  */
@@ -136,6 +136,9 @@ main(int argc, char **argv)
 	keep_freed_heap();
 	install_signals();
 	rte_set_application_usage_hook(usage_hook);
+	/* Before EAL starts the telemetry threads; they reply null until published. */
+	if (fwd_telemetry_register() != 0)
+		return 1;
 
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0)
@@ -148,7 +151,7 @@ main(int argc, char **argv)
 	fwd_ports_start(&ctx);
 	fwd_health_init(&ctx);
 	fwd_metrics_init(&ctx);
-	fwd_telemetry_register(&ctx);
+	fwd_telemetry_publish(&ctx);
 	fwd_access_apply(&ctx);
 	log_start(&ctx);
 
@@ -156,7 +159,7 @@ main(int argc, char **argv)
 	fwd_main_loop(&ctx);
 
 	FWD_LOG(NOTICE, "stopping: waiting for the forwarding lcores");
-	rte_eal_mp_wait_lcore();
+	fwd_lcores_wait(&ctx);
 	fwd_stats_print(&ctx, stdout, "final counters");
 
 	fwd_telemetry_quiesce(&ctx);

@@ -11,7 +11,7 @@
 
 #include "options.h"
 
-#define FAULT_FORMS "stall:LCORE:AFTER_MS:FOR_MS or exit:LCORE:AFTER_MS"
+#define FAULT_FORMS "stall:LCORE:AFTER_MS:FOR_MS, exit:LCORE:AFTER_MS or main-stall:AFTER_MS:FOR_MS"
 
 struct parser {
 	char *err;
@@ -182,6 +182,7 @@ parse_fault(struct parser *p, const char *val, struct fwd_config *cfg)
 	char buf[128];
 	char *f[5];
 	struct fwd_fault fault = {0};
+	int after = 2, dur = 3; /* fields of AFTER_MS and FOR_MS */
 	uint64_t v;
 	int n;
 
@@ -196,25 +197,33 @@ parse_fault(struct parser *p, const char *val, struct fwd_config *cfg)
 		fault.kind = FWD_FAULT_EXIT;
 		if (n != 3)
 			return fail(p, "--fault '%s': expected exit:LCORE:AFTER_MS", val);
+	} else if (strcmp(f[0], "main-stall") == 0) {
+		fault.kind = FWD_FAULT_MAIN_STALL;
+		if (n != 3)
+			return fail(p, "--fault '%s': expected main-stall:AFTER_MS:FOR_MS", val);
+		after = 1;
+		dur = 2;
 	} else {
 		return fail(p, "--fault '%s': unknown fault '%s' (expected %s)", val, f[0],
 			FAULT_FORMS);
 	}
-	if (read_uint(f[1], FWD_OPT_MAX_LCORE, &v) < 0)
-		return fail(p, "--fault '%s': LCORE '%s' is not an lcore id from 0 to %d", val,
-			f[1], FWD_OPT_MAX_LCORE);
-	fault.lcore = (unsigned int)v;
-	if (read_uint(f[2], FWD_MAX_FAULT_AFTER_MS, &v) < 0)
+	if (fault.kind != FWD_FAULT_MAIN_STALL) {
+		if (read_uint(f[1], FWD_OPT_MAX_LCORE, &v) < 0)
+			return fail(p, "--fault '%s': LCORE '%s' is not an lcore id from 0 to %d",
+				val, f[1], FWD_OPT_MAX_LCORE);
+		fault.lcore = (unsigned int)v;
+	}
+	if (read_uint(f[after], FWD_MAX_FAULT_AFTER_MS, &v) < 0)
 		return fail(p,
 			"--fault '%s': AFTER_MS '%s' is not a number of milliseconds from 0 to %d",
-			val, f[2], FWD_MAX_FAULT_AFTER_MS);
+			val, f[after], FWD_MAX_FAULT_AFTER_MS);
 	fault.after_ms = (uint32_t)v;
-	if (fault.kind == FWD_FAULT_STALL) {
-		if (read_uint(f[3], FWD_MAX_FAULT_FOR_MS, &v) < 0 || v == 0)
+	if (fault.kind != FWD_FAULT_EXIT) {
+		if (read_uint(f[dur], FWD_MAX_FAULT_FOR_MS, &v) < 0 || v == 0)
 			return fail(p,
 				"--fault '%s': FOR_MS '%s' is not a number of milliseconds from 1 "
 				"to %d",
-				val, f[3], FWD_MAX_FAULT_FOR_MS);
+				val, f[dur], FWD_MAX_FAULT_FOR_MS);
 		fault.for_ms = (uint32_t)v;
 	}
 	if (cfg->nb_faults == FWD_MAX_FAULTS)
@@ -460,6 +469,12 @@ fwd_options_usage(FILE *f, const char *prog)
 		"                           fault injection: AFTER_MS after forwarding starts, "
 		"the\n"
 		"                           loop function of lcore LCORE returns (EXITED)\n"
+		"  --fault main-stall:AFTER_MS:FOR_MS\n"
+		"                           fault injection: AFTER_MS after forwarding starts, "
+		"the\n"
+		"                           main lcore stops its health and link checks for "
+		"FOR_MS\n"
+		"                           (forwarding and telemetry replies go on)\n"
 		"                           (--fault is repeatable, up to %d times; for tests and\n"
 		"                           demos only)\n"
 		"  -h, --help               print this help and exit\n"

@@ -52,6 +52,9 @@ enum fwd_fault_kind {
 	FWD_FAULT_STALL = 0,
 	/** The lcore's loop function returns (the lcore is then EXITED). */
 	FWD_FAULT_EXIT,
+	/** The main lcore's loop (health and link checks) stops for for_ms, then carries on;
+	 * lcore is unused. */
+	FWD_FAULT_MAIN_STALL,
 };
 
 struct fwd_fault {

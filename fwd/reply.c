@@ -325,6 +325,7 @@ fwd_reply_info(struct rte_tel_data *d, const struct fwd_info_snap *s)
 	TRY(rte_tel_data_add_dict_int(d, "heartbeat_ms", (int)s->heartbeat_ms));
 	TRY(rte_tel_data_add_dict_int(d, "stall_ms", (int)s->stall_ms));
 	TRY(rte_tel_data_add_dict_int(d, "link_poll_ms", (int)s->link_poll_ms));
+	TRY(rte_tel_data_add_dict_u64(d, "link_check_age_ms", s->link_check_age_ms));
 	TRY(rte_tel_data_add_dict_int(d, "idle_sleep_us", (int)s->idle_sleep_us));
 	TRY(rte_tel_data_add_dict_int(d, "stats_period_s", (int)s->stats_period_s));
 	TRY(rte_tel_data_add_dict_int(d, "main_lcore", (int)s->main_lcore));

@@ -67,6 +67,7 @@ struct fwd_info_snap {
 	unsigned int heartbeat_ms;
 	unsigned int stall_ms;
 	unsigned int link_poll_ms;
+	uint64_t link_check_age_ms; /* since the main lcore last finished a link check */
 	unsigned int idle_sleep_us;
 	unsigned int stats_period_s;
 	unsigned int main_lcore;

@@ -8,7 +8,11 @@
  * with relaxed loads. Parameters are checked before anything is allocated: on a negative
  * return DPDK replies null and frees nothing.
  *
- * The callbacks have no user argument in 22.11, hence the one static context pointer.
+ * The callbacks have no user argument in 22.11, hence the one static context pointer. The
+ * commands are registered before rte_eal_init() starts the telemetry threads (so those
+ * threads see the command list through pthread_create), and the context is published once
+ * start-up has filled it, with a release store that every callback pairs with an acquire
+ * load: the start-up fields need no atomics, and a query before then replies null.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,16 +26,23 @@
 
 static struct fwd_ctx *tel_ctx;
 
+/* The context, or NULL while start-up is still filling it. */
+static inline struct fwd_ctx *
+tel_get(void)
+{
+	return __atomic_load_n(&tel_ctx, __ATOMIC_ACQUIRE);
+}
+
 static int
 lcores_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct fwd_ctx *ctx = tel_ctx;
+	const struct fwd_ctx *ctx = tel_get();
 	struct fwd_lcore_snap *snaps;
 	uint64_t now;
 	int ret;
 
 	RTE_SET_USED(cmd);
-	if (params != NULL)
+	if (ctx == NULL || params != NULL)
 		return -EINVAL;
 	snaps = malloc(sizeof(*snaps) * ctx->nb_workers);
 	if (snaps == NULL)
@@ -47,12 +58,13 @@ lcores_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 lcore_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct fwd_ctx *ctx = tel_ctx;
+	const struct fwd_ctx *ctx = tel_get();
 	struct fwd_lcore_snap snap;
 	unsigned long id;
 
 	RTE_SET_USED(cmd);
-	if (fwd_parse_id(params, RTE_MAX_LCORE - 1, &id) < 0 || ctx->worker_index[id] < 0)
+	if (ctx == NULL || fwd_parse_id(params, RTE_MAX_LCORE - 1, &id) < 0 ||
+		ctx->worker_index[id] < 0)
 		return -EINVAL;
 	fwd_snap_lcore(ctx, (unsigned int)ctx->worker_index[id], rte_rdtsc(), &snap);
 	return fwd_reply_lcore(d, &snap);
@@ -61,13 +73,13 @@ lcore_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 ports_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct fwd_ctx *ctx = tel_ctx;
+	const struct fwd_ctx *ctx = tel_get();
 	struct fwd_port_snap *snaps;
 	uint64_t now;
 	int ret;
 
 	RTE_SET_USED(cmd);
-	if (params != NULL)
+	if (ctx == NULL || params != NULL)
 		return -EINVAL;
 	snaps = malloc(sizeof(*snaps) * ctx->nb_ports);
 	if (snaps == NULL)
@@ -83,12 +95,13 @@ ports_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 port_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct fwd_ctx *ctx = tel_ctx;
+	const struct fwd_ctx *ctx = tel_get();
 	struct fwd_port_snap snap;
 	unsigned long id;
 
 	RTE_SET_USED(cmd);
-	if (fwd_parse_id(params, FWD_MAX_PORTS - 1, &id) < 0 || ctx->port_index[id] < 0)
+	if (ctx == NULL || fwd_parse_id(params, FWD_MAX_PORTS - 1, &id) < 0 ||
+		ctx->port_index[id] < 0)
 		return -EINVAL;
 	fwd_snap_port(ctx, (unsigned int)ctx->port_index[id], rte_rdtsc(), &snap);
 	return fwd_reply_port(d, &snap);
@@ -97,31 +110,32 @@ port_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 info_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 {
+	const struct fwd_ctx *ctx = tel_get();
 	struct fwd_info_snap snap;
 
 	RTE_SET_USED(cmd);
-	if (params != NULL)
+	if (ctx == NULL || params != NULL)
 		return -EINVAL;
-	fwd_snap_info(tel_ctx, &snap);
+	fwd_snap_info(ctx, &snap);
 	return fwd_reply_info(d, &snap);
 }
 
 /* Enter a callback that touches DPDK objects freed at shutdown; false once closing. */
 static bool
-tel_enter(void)
+tel_enter(struct fwd_ctx *ctx)
 {
-	__atomic_add_fetch(&tel_ctx->tel_inflight, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&tel_ctx->closing, __ATOMIC_SEQ_CST)) {
-		__atomic_sub_fetch(&tel_ctx->tel_inflight, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&ctx->tel_inflight, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&ctx->closing, __ATOMIC_SEQ_CST)) {
+		__atomic_sub_fetch(&ctx->tel_inflight, 1, __ATOMIC_SEQ_CST);
 		return false;
 	}
 	return true;
 }
 
 static void
-tel_leave(void)
+tel_leave(struct fwd_ctx *ctx)
 {
-	__atomic_sub_fetch(&tel_ctx->tel_inflight, 1, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(&ctx->tel_inflight, 1, __ATOMIC_SEQ_CST);
 }
 
 static int
@@ -169,27 +183,29 @@ out:
 static int
 metrics_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct fwd_ctx *ctx = tel_ctx;
+	struct fwd_ctx *ctx = tel_get();
 	int port_id = RTE_METRICS_GLOBAL;
 	unsigned long id;
 	int ret;
 
 	RTE_SET_USED(cmd);
+	if (ctx == NULL)
+		return -EINVAL;
 	if (params != NULL) {
 		if (fwd_parse_id(params, FWD_MAX_PORTS - 1, &id) < 0 ||
 			!(ctx->existing_ports & (UINT64_C(1) << id)))
 			return -EINVAL;
 		port_id = (int)id;
 	}
-	if (!tel_enter())
+	if (!tel_enter(ctx))
 		return -ESHUTDOWN;
 	ret = metrics_reply(port_id, d);
-	tel_leave();
+	tel_leave(ctx);
 	return ret;
 }
 
-void
-fwd_telemetry_register(struct fwd_ctx *ctx)
+int
+fwd_telemetry_register(void)
 {
 	static const struct {
 		const char *cmd;
@@ -207,20 +223,28 @@ fwd_telemetry_register(struct fwd_ctx *ctx)
 			"dpdktel-fwd: rte_metrics values. Param: port id or none"},
 	};
 
-	tel_ctx = ctx;
 	for (size_t i = 0; i < RTE_DIM(cmds); i++) {
 		int ret = rte_telemetry_register_cmd(cmds[i].cmd, cmds[i].fn, cmds[i].help);
 
-		if (ret != 0)
-			rte_exit(EXIT_FAILURE, "%s: cannot register telemetry command %s: %s\n",
-				FWD_APP_NAME, cmds[i].cmd, rte_strerror(-ret));
+		if (ret != 0) {
+			fprintf(stderr, "%s: cannot register telemetry command %s: %s\n",
+				FWD_APP_NAME, cmds[i].cmd, strerror(-ret));
+			return ret;
+		}
 	}
+	return 0;
+}
+
+void
+fwd_telemetry_publish(struct fwd_ctx *ctx)
+{
+	__atomic_store_n(&tel_ctx, ctx, __ATOMIC_RELEASE);
 }
 
 void
 fwd_telemetry_quiesce(struct fwd_ctx *ctx)
 {
-	if (tel_ctx == NULL)
+	if (tel_get() == NULL)
 		return;
 	__atomic_store_n(&ctx->closing, 1, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&ctx->tel_inflight, __ATOMIC_SEQ_CST) != 0)

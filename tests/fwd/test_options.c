@@ -342,11 +342,12 @@ static void
 bad_fault(void **state)
 {
 	(void)state;
-	expect_error("--fault 'boom:1:2': unknown fault 'boom' (expected "
-		     "stall:LCORE:AFTER_MS:FOR_MS or exit:LCORE:AFTER_MS)",
+	expect_error(
+		"--fault 'boom:1:2': unknown fault 'boom' (expected "
+		"stall:LCORE:AFTER_MS:FOR_MS, exit:LCORE:AFTER_MS or main-stall:AFTER_MS:FOR_MS)",
 		"--fault", "boom:1:2", NULL);
-	expect_error("--fault '': unknown fault '' (expected stall:LCORE:AFTER_MS:FOR_MS or "
-		     "exit:LCORE:AFTER_MS)",
+	expect_error("--fault '': unknown fault '' (expected stall:LCORE:AFTER_MS:FOR_MS, "
+		     "exit:LCORE:AFTER_MS or main-stall:AFTER_MS:FOR_MS)",
 		"--fault", "", NULL);
 	expect_error("--fault 'stall:1:100': expected stall:LCORE:AFTER_MS:FOR_MS", "--fault",
 		"stall:1:100", NULL);
@@ -373,9 +374,61 @@ bad_fault(void **state)
 	expect_error("--fault 'stall:1:100:-1': FOR_MS '-1' is not a number of milliseconds from "
 		     "1 to 3600000",
 		"--fault", "stall:1:100:-1", NULL);
-	expect_error("--fault: missing value (expected stall:LCORE:AFTER_MS:FOR_MS or "
-		     "exit:LCORE:AFTER_MS)",
+	expect_error("--fault: missing value (expected stall:LCORE:AFTER_MS:FOR_MS, "
+		     "exit:LCORE:AFTER_MS or main-stall:AFTER_MS:FOR_MS)",
 		"--fault", NULL);
+}
+
+static void
+main_stall_fault(void **state)
+{
+	struct fwd_config cfg;
+
+	(void)state;
+	assert_int_equal(parse(&cfg, "--fault", "main-stall:1500:2000", "--fault=main-stall:0:1",
+				 "--fault", "main-stall:86400000:3600000", NULL),
+		0);
+	assert_int_equal(cfg.nb_faults, 3);
+	assert_int_equal(cfg.faults[0].kind, FWD_FAULT_MAIN_STALL);
+	assert_int_equal(cfg.faults[0].after_ms, 1500);
+	assert_int_equal(cfg.faults[0].for_ms, 2000);
+	assert_int_equal(cfg.faults[1].kind, FWD_FAULT_MAIN_STALL);
+	assert_int_equal(cfg.faults[1].after_ms, 0);
+	assert_int_equal(cfg.faults[1].for_ms, 1);
+	assert_int_equal(cfg.faults[2].after_ms, 86400000);
+	assert_int_equal(cfg.faults[2].for_ms, 3600000);
+}
+
+static void
+bad_main_stall_fault(void **state)
+{
+	(void)state;
+	expect_error("--fault 'main-stall:100': expected main-stall:AFTER_MS:FOR_MS", "--fault",
+		"main-stall:100", NULL);
+	/* the worker form with an lcore is not taken for AFTER_MS:FOR_MS */
+	expect_error("--fault 'main-stall:0:100:50': expected main-stall:AFTER_MS:FOR_MS",
+		"--fault", "main-stall:0:100:50", NULL);
+	expect_error("--fault 'main-stall': expected main-stall:AFTER_MS:FOR_MS", "--fault",
+		"main-stall", NULL);
+	expect_error("--fault 'main-stall:soon:50': AFTER_MS 'soon' is not a number of "
+		     "milliseconds from 0 to 86400000",
+		"--fault", "main-stall:soon:50", NULL);
+	expect_error("--fault 'main-stall:86400001:50': AFTER_MS '86400001' is not a number of "
+		     "milliseconds from 0 to 86400000",
+		"--fault", "main-stall:86400001:50", NULL);
+	expect_error("--fault 'main-stall:100:0': FOR_MS '0' is not a number of milliseconds "
+		     "from 1 to 3600000",
+		"--fault", "main-stall:100:0", NULL);
+	expect_error("--fault 'main-stall:100:': FOR_MS '' is not a number of milliseconds "
+		     "from 1 to 3600000",
+		"--fault", "main-stall:100:", NULL);
+	expect_error("--fault 'main-stall:100:3600001': FOR_MS '3600001' is not a number of "
+		     "milliseconds from 1 to 3600000",
+		"--fault", "main-stall:100:3600001", NULL);
+	expect_error(
+		"--fault 'mainstall:1:2': unknown fault 'mainstall' (expected "
+		"stall:LCORE:AFTER_MS:FOR_MS, exit:LCORE:AFTER_MS or main-stall:AFTER_MS:FOR_MS)",
+		"--fault", "mainstall:1:2", NULL);
 }
 
 static void
@@ -402,7 +455,8 @@ usage_lists_every_option(void **state)
 	static const char *const opts[] = {"-p PORTMASK", "--mac-mode", "--heartbeat-ms",
 		"--stall-ms", "--link-poll-ms", "--stats-period", "--idle-sleep-us",
 		"--telemetry-group", "--fault stall:LCORE:AFTER_MS:FOR_MS",
-		"--fault exit:LCORE:AFTER_MS", "--help", "-l", "fault injection"};
+		"--fault exit:LCORE:AFTER_MS", "--fault main-stall:AFTER_MS:FOR_MS", "--help", "-l",
+		"fault injection"};
 
 	(void)state;
 	assert_non_null(f);
@@ -443,6 +497,8 @@ main(void)
 		cmocka_unit_test(bad_combinations),
 		cmocka_unit_test(bad_group),
 		cmocka_unit_test(bad_fault),
+		cmocka_unit_test(main_stall_fault),
+		cmocka_unit_test(bad_main_stall_fault),
 		cmocka_unit_test(unknown_and_stray),
 		cmocka_unit_test(usage_lists_every_option),
 		cmocka_unit_test(null_err_buffer),

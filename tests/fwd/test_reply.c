@@ -292,8 +292,8 @@ info_64(void **state)
 	struct rte_tel_data *d = stub_new_top();
 	json_object *root, *v;
 	static const char *const keys[] = {"app", "version", "pid", "uptime_ms", "mac_mode",
-		"burst", "heartbeat_ms", "stall_ms", "link_poll_ms", "idle_sleep_us",
-		"stats_period_s", "ports", "lcores"};
+		"burst", "heartbeat_ms", "stall_ms", "link_poll_ms", "link_check_age_ms",
+		"idle_sleep_us", "stats_period_s", "ports", "lcores"};
 
 	(void)state;
 	stub_reset();
@@ -307,6 +307,7 @@ info_64(void **state)
 	s.heartbeat_ms = 10000;
 	s.stall_ms = 600000;
 	s.link_poll_ms = 10000;
+	s.link_check_age_ms = UINT64_MAX;
 	s.idle_sleep_us = 1000000;
 	s.stats_period_s = 86400;
 	s.nb_ports = N;
@@ -320,6 +321,7 @@ info_64(void **state)
 		(void)key(v, keys[i]);
 	assert_string_equal(json_object_get_string(key(v, "app")), "dpdktel-fwd");
 	assert_true(json_object_get_uint64(key(v, "uptime_ms")) == UINT64_MAX);
+	assert_true(json_object_get_uint64(key(v, "link_check_age_ms")) == UINT64_MAX);
 	assert_int_equal(json_object_array_length(key(v, "ports")), N);
 	assert_int_equal(json_object_array_length(key(v, "lcores")), N);
 	json_object_put(root);

@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from helpers import dpdk, sanitizers, telemetry
+from helpers import dpdk, sanitizers, telemetry, threads
 from helpers.wait import wait_until
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -39,8 +39,8 @@ PORTS_KEYS = {'port_id', 'link_status', 'link_speed', 'link_duplex', 'link_chang
 PORT_KEYS = PORTS_KEYS | {'name', 'rx_packets', 'tx_packets', 'tx_dropped', 'lcore_id',
                           'peer_port'}
 INFO_KEYS = {'app', 'version', 'pid', 'uptime_ms', 'mac_mode', 'burst', 'heartbeat_ms',
-             'stall_ms', 'link_poll_ms', 'idle_sleep_us', 'stats_period_s', 'main_lcore',
-             'ports', 'lcores'}
+             'stall_ms', 'link_poll_ms', 'link_check_age_ms', 'idle_sleep_us',
+             'stats_period_s', 'main_lcore', 'ports', 'lcores'}
 OUR_METRICS = {'rx_packets', 'tx_packets', 'tx_dropped', 'link_changes', 'link_status',
                'link_speed', 'ports_up', 'lcores_running', 'lcores_idle', 'lcores_stalled',
                'lcores_exited', 'lcore_stalls'}
@@ -92,6 +92,9 @@ def test_info_shape(null2, build_dir):
     assert info['main_lcore'] == 0
     assert info['ports'] == [0, 1]
     assert info['lcores'] == [1]
+    # The main lcore checks the links every 10 ms: the last check is that recent (with
+    # room for a busy machine), and not a garbage value.
+    assert 0 <= info['link_check_age_ms'] < 1000
     later = wait_until(lambda: (i := q(null2, '/fwd/info'))['uptime_ms'] > info['uptime_ms']
                        and i, 5, 'uptime advancing')
     assert later['uptime_ms'] > info['uptime_ms']
@@ -343,7 +346,8 @@ def test_help_lists_every_option(fwd_bin):
     for opt in ('-p PORTMASK', '--mac-mode', 'rewrite', 'swap', 'none', '--heartbeat-ms',
                 '--stall-ms', '--link-poll-ms', '--stats-period', '--idle-sleep-us',
                 '--telemetry-group', '--fault stall:LCORE:AFTER_MS:FOR_MS',
-                '--fault exit:LCORE:AFTER_MS', 'fault injection', '--help', '-l 0,1'):
+                '--fault exit:LCORE:AFTER_MS', '--fault main-stall:AFTER_MS:FOR_MS',
+                'fault injection', '--help', '-l 0,1'):
         assert opt in p.stdout, opt
 
 
@@ -554,6 +558,109 @@ def test_fault_exit(fwd_bin):
 
 
 # ---- signals -------------------------------------------------------------------------------
+
+def cli_query(cli, app, cmd):
+    """One query through the dpdktel CLI on the app's real telemetry socket."""
+    out = run([cli, '-s', app.socket, 'query', cmd], timeout=10).stdout
+    return json.loads(out)[cmd.split(',')[0]]
+
+
+def test_fault_main_stall_shows_in_link_check_age(fwd_bin, dpdktel_cli):
+    """--fault main-stall stops the main lcore's checks: /fwd/info link_check_age_ms grows
+    past 3 x link_poll_ms while the telemetry threads still answer and the forwarding lcore
+    still forwards, and falls back under it once the checks resume."""
+    after_ms, for_ms = 1500, 2500
+    app = dpdk.fwd(fwd_bin, app_args=['--fault', f'main-stall:{after_ms}:{for_ms}'])
+    with app:
+        info = cli_query(dpdktel_cli, app, '/fwd/info')
+        limit = 3 * info['link_poll_ms']
+        stalled = wait_until(
+            lambda: (i := cli_query(dpdktel_cli, app, '/fwd/info'))['link_check_age_ms'] >
+            limit and i, after_ms / 1000 + 10, f'link_check_age_ms over {limit}')
+        # The stall goes on for seconds: the forwarding lcore keeps forwarding meanwhile
+        # and the age keeps growing (no check ran in between).
+        lc = cli_query(dpdktel_cli, app, '/fwd/lcore,1')
+        wait_until(lambda: cli_query(dpdktel_cli, app, '/fwd/lcore,1')['rx_packets'] >
+                   lc['rx_packets'], 2, 'lcore 1 forwarding during the main-lcore stall')
+        later = cli_query(dpdktel_cli, app, '/fwd/info')['link_check_age_ms']
+        assert later > stalled['link_check_age_ms'], (stalled, later)
+        back = wait_until(
+            lambda: (i := cli_query(dpdktel_cli, app, '/fwd/info'))['link_check_age_ms'] <
+            limit and i, for_ms / 1000 + 10, f'link_check_age_ms back under {limit}')
+        assert back['uptime_ms'] > stalled['uptime_ms']
+        # Once the checks resume they keep running: still fresh a few polls later.
+        wait_until(lambda: cli_query(dpdktel_cli, app, '/fwd/info')['uptime_ms'] >
+                   back['uptime_ms'] + 5 * info['link_poll_ms'], 5, 'time passing')
+        assert cli_query(dpdktel_cli, app, '/fwd/info')['link_check_age_ms'] < limit
+        assert 'main lcore: fault injection: no health or link checks' in app.log()
+        assert q(app, '/fwd/lcore,1')['state'] == 'RUNNING'
+
+
+def test_thread_stop_one_lcore_stalls_only_it(fwd_bin, dpdktel_cli, build_dir):
+    """tests/tools/thread_stop stops the thread of lcore 1 for 1.5 s from outside (no
+    --fault): /fwd/lcores shows lcore 1 STALLED while lcore 2 stays RUNNING, then lcore 1
+    RUNNING again, with one stall counted."""
+    # Two forwarding lcores sharing CPU 1 (this machine has two cores), one port each.
+    app = dpdk.fwd(fwd_bin, nports=2, eal_extra=['--lcores=0@0,1@1,2@1'])
+    with app:
+        wait_state(app, 'RUNNING', lcore=1)
+        wait_state(app, 'RUNNING', lcore=2)
+        info = cli_query(dpdktel_cli, app, '/fwd/info')
+        assert info['lcores'] == [1, 2]
+        tid = threads.lcore_tid(app.pid, 1, main_lcore=info['main_lcore'])
+        assert tid != app.pid and tid != threads.lcore_tid(app.pid, 2)
+
+        def lcores():
+            lc = cli_query(dpdktel_cli, app, '/fwd/lcores')
+            return dict(zip(lc['lcore_id'], zip(lc['state'], lc['stalls'], lc['heartbeat'])))
+
+        with threads.ThreadStop(build_dir, tid, for_ms=1500) as stop:
+            # Seen within the stop (1.5 s; STALLED after stall_ms + heartbeat_ms = 110 ms).
+            seen = wait_until(lambda: (x := lcores())[1][0] == 'STALLED' and x,
+                              1.4, 'lcore 1 STALLED while its thread is stopped')
+            assert seen[2][0] == 'RUNNING', seen
+            # The other lcore's loop goes on meanwhile.
+            wait_until(lambda: (x := lcores())[2][2] > seen[2][2] and x[1][0] == 'STALLED',
+                       1, 'lcore 2 looping while lcore 1 is stopped')
+            assert stop.release() == 0
+        back = wait_until(lambda: (x := lcores())[1][0] == 'RUNNING' and x, 10,
+                          'lcore 1 RUNNING again')
+        assert back[1][1] == 1 and back[2][1] == 0, back
+        assert back[2][0] == 'RUNNING', back
+
+
+def test_thread_stop_until_stdin_closes_and_errors(fwd_bin, build_dir):
+    """The tool's other mode holds the thread until told, and its errors are one clear
+    line with exit code 1 (2 for bad usage)."""
+    app = dpdk.fwd(fwd_bin)
+    with app:
+        wait_state(app, 'RUNNING')
+        tid = threads.lcore_tid(app.pid, 1)
+        with threads.ThreadStop(build_dir, tid) as stop:
+            st = wait_state(app, 'STALLED')
+            # Held as long as stdin is open: still stalled well past a --for-ms-sized wait.
+            wait_until(lambda: q(app, '/fwd/lcore,1')['last_change_age_ms'] > 300, 5,
+                       'stall lasting')
+            assert q(app, '/fwd/lcore,1')['heartbeat'] == st['heartbeat']
+            assert stop.release() == 0
+        wait_state(app, 'RUNNING')
+        # A second tracer on the same thread is refused: EPERM.
+        with threads.ThreadStop(build_dir, tid):
+            p = threads.run_tool(build_dir, '--tid', tid, '--for-ms', 10)
+            assert p.returncode == 1, p
+            assert p.stderr.startswith(f'thread_stop: thread {tid}: not allowed to trace it '
+                                       '(EPERM'), p.stderr
+        wait_state(app, 'RUNNING')
+    # a thread id that does not exist (above pid_max)
+    p = threads.run_tool(build_dir, '--tid', 1073741823, '--for-ms', 10)
+    assert (p.returncode, p.stdout) == (1, ''), p
+    assert p.stderr == 'thread_stop: thread 1073741823: no such thread\n'
+    p = threads.run_tool(build_dir, '--tid', 'x1', '--for-ms', 10)
+    assert p.returncode == 2
+    assert p.stderr == "thread_stop: --tid 'x1': expected a thread id (a positive number)\n"
+    p = threads.run_tool(build_dir, '--tid', 5)
+    assert p.returncode == 2 and 'exactly one of --for-ms, --until-stdin-closes' in p.stderr
+
 
 @pytest.mark.parametrize('sig', [signal.SIGTERM, signal.SIGINT])
 def test_signal_exits_0_and_releases(fwd_bin, sig):

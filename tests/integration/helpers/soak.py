@@ -111,11 +111,12 @@ def config(apps, notes):
 
 
 def host_busy():
-    """(busy, total) jiffies of all CPUs from /proc/stat."""
+    """(busy, steal, total) jiffies of all CPUs from /proc/stat. Steal is time the hypervisor
+    ran something else while a vCPU had work: every thread on that vCPU stood still."""
     with open('/proc/stat') as f:
         fields = [int(x) for x in f.readline().split()[1:]]
     idle = fields[3] + fields[4]
-    return sum(fields) - idle, sum(fields)
+    return sum(fields) - idle, fields[7], sum(fields)
 
 
 class Hog:
@@ -194,7 +195,10 @@ def run(build_dir, source_dir, duration, period, progress=lambda *a: None):
                                f'{plugin} up for {n}')
             progress('all four applications up in both plugins')
 
+            samples = []
+
             def check_alive(hog):
+                samples.append((time.time(),) + host_busy())
                 for n, a in apps.items():
                     if not a.running():
                         raise Fatal(f'{n} exited with {a.proc.returncode}:\n{a.log()}')
@@ -237,7 +241,13 @@ def run(build_dir, source_dir, duration, period, progress=lambda *a: None):
                 r['end'] = time.time()
             r['duration'] = t1 - t0
             r['collectd_cpu'] = cpu.delta(cd0, cd1)[0] / 1e9 / (t1 - t0) * 100
-            r['host_busy'] = (host1[0] - host0[0]) / max(1, host1[1] - host0[1]) * 100
+            total = max(1, host1[2] - host0[2])
+            r['host_busy'] = (host1[0] - host0[0]) / total * 100
+            r['steal'] = (host1[1] - host0[1]) / total * 100
+            # The worst steal between two looks at the processes (about 0.5 s apart).
+            r['steal_max'] = max([(b[2] - a[2]) / max(1, b[3] - a[3]) * 100
+                                  for a, b in zip(samples, samples[1:])] or [0.0])
+            r['samples'] = samples
             # The csv writer got the counters at each interval; one more interval for the last.
             wait_until(lambda: all(counter(cd, f'dpdktel_events-{n}/telemetry_requests-sent')
                                    for n in apps), 10, 'telemetry_requests in csv')
@@ -305,8 +315,14 @@ def explain(r, apps):
     t0 = r.get('start', 0)
     lines = r['log_text'].splitlines()
 
+    samples = r.get('samples', [])
+
     def around(t):
-        near = []
+        steal = [f'{a[0] - t0:+.1f}..{b[0] - t0:+.1f} s: busy '
+                 f'{(b[1] - a[1]) / max(1, b[3] - a[3]) * 100:.0f} %, steal '
+                 f'{(b[2] - a[2]) / max(1, b[3] - a[3]) * 100:.0f} %'
+                 for a, b in zip(samples, samples[1:]) if a[0] - 1 <= t <= b[0] + 1]
+        near = ['      host CPU ' + x for x in steal]
         for line in lines:
             m = re.match(r'^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\]', line)
             if m and abs(time.mktime(time.strptime(m.group(1), '%Y-%m-%d %H:%M:%S')) - t) <= 2:
@@ -320,6 +336,7 @@ def explain(r, apps):
             out += around(n['time'])
         for line in a['false_log']:
             out.append(f'  {name}: log line at {line["time"] - t0:+.0f} s: {line["line"]}')
+            out += around(line['time'])
     for s in r['stops']:
         out.append(f'  stop of {s["app"]} at {s["stop"] - t0:+.3f} s for '
                    f'{s["cont"] - s["stop"]:.2f} s: {s.get("messages")}')

@@ -128,6 +128,9 @@ struct ev_instance {
 	uint64_t caps_again_ms; /* ... at this time */
 	uint64_t stall_us; /* in force for lcores */
 	uint64_t main_stalled_ms;
+	/* After a hang the instance event reported, heartbeats still date from it: until this
+	 * time no lcore or main lcore goes into a stall (the instance event covered it). */
+	uint64_t quiet_until_ms;
 	unsigned int main_lcore;
 	int poll_err; /* the connection error that ended this poll, 0: none yet */
 	struct events_port *ports;
@@ -1027,7 +1030,7 @@ apply_main(struct ev_instance *ei, const struct reading *rd, uint64_t t)
 	if (!rd->have_main)
 		return;
 	stale = events_main_stale(rd->main.link_check_age_ms, rd->main.link_poll_ms, ei->stall_us);
-	if (stale == ei->main_stalled)
+	if (stale == ei->main_stalled || (stale && t < ei->quiet_until_ms))
 		return;
 	if (!rd->main_passed) {
 		ei->t.discarded++;
@@ -1122,9 +1125,15 @@ apply_lcores(struct ev_instance *ei, const struct reading *rd, uint64_t t)
 	for (size_t i = 0; i < rd->nlcores; i++) {
 		struct events_lcore *l = lcore_slot(ei, rd->lcores[i].id);
 
-		if (l != NULL &&
-			events_lcore_apply(l, &rd->lcores[i], rd->lcore_passed[i], t, ei->stall_us,
-				ei->o->initial_state, &tr) > 0)
+		if (l == NULL)
+			continue;
+		if (t < ei->quiet_until_ms && l->known &&
+			events_lcore_bad(events_lcore_effective(&rd->lcores[i], ei->stall_us))) {
+			l->seen = true; /* still there; its heartbeat dates from the hang */
+			continue;
+		}
+		if (events_lcore_apply(l, &rd->lcores[i], rd->lcore_passed[i], t, ei->stall_us,
+			    ei->o->initial_state, &tr) > 0)
 			notify_lcore(ei, l, &tr);
 	}
 	drop_unseen_lcores(ei);
@@ -1250,8 +1259,12 @@ poll_once(struct ev_instance *ei)
 		poll = outcome(ei); /* a check may have met the hang */
 	}
 	if (events_instance_apply(&ei->st, poll, dtp_target_exited(&ei->t), ei->t.ever_up, t,
-		    now_ms(), ei->o->not_responding_polls, &itr) > 0)
+		    now_ms(), ei->o->not_responding_polls, &itr) > 0) {
 		notify_instance_tr(ei, &itr);
+		if (itr.kind == EVENTS_TR_ANSWERS_AGAIN)
+			ei->quiet_until_ms = now_ms() + ei->stall_us / 1000 +
+				2 * (uint64_t)(ei->o->poll_interval * 1000);
+	}
 	if (poll == EVENTS_POLL_ANSWERED) {
 		apply_main(ei, &rd, t);
 		if (rd.have_links)

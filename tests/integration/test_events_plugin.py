@@ -186,3 +186,25 @@ def test_closed_port_stops_being_reported(build_dir, source_dir):
                       lambda row: row[0] > last1 + 2 * cd.interval, what='port 0 goes on')
         assert cd.last('dpdktel_events-tap.port1/link_status')[0] == last1
         assert cd.log().count('is no longer listed') == 1
+
+
+def test_forwarder_main_lcore_stall(build_dir, source_dir, fwd_bin):
+    """dpdktel-fwd's main lcore stops checking links for 4 s (--fault main-stall): one
+    FAILURE and one OKAY, and a link that goes down meanwhile is still reported, read from
+    /ethdev/link_status while /fwd/ports is stale."""
+    app, ifaces = fwd_taps(fwd_bin, 'm', ['--fault', 'main-stall:3000:4000'])
+    with app, Collectd(build_dir, source_dir, events_config(app.socket),
+                       ours=('dpdktel_events',)) as cd:
+        n = wait_note(cd, 'main lcore 0 of tap stalled: links not checked for ')
+        assert n['severity'] == 'FAILURE'
+        assert n['plugin_instance'] == 'tap.lcore0' and n['type'] == 'lcore_state'
+        ip_link(ifaces[1], 'down')
+        n = wait_note(cd, 'Link down on tap port 1 (net_tap1)', timeout=3)
+        assert not [m for m in notes(cd) if 'checks the links again' in m['message']], \
+            'the link-down came from /fwd/ports after the main lcore resumed'
+        n = wait_note(cd, 'main lcore 0 of tap checks the links again after ')
+        assert n['severity'] == 'OKAY'
+        ip_link(ifaces[1], 'up')
+        wait_note(cd, 'Link up on tap port 1: ')
+        msgs = [m['message'] for m in notes(cd)]
+        assert sum('main lcore' in m for m in msgs) == 2, msgs

@@ -170,12 +170,22 @@ fwd_quitting(const struct fwd_ctx *ctx)
 	return __atomic_load_n(&ctx->quit, __ATOMIC_RELAXED) != 0;
 }
 
-/* port.c: choose and pair ports (from -p), then configure and start them. */
+/*
+ * Start-up functions that END THE PROCESS (rte_exit, with a message naming what is wrong)
+ * instead of returning an error: fwd_ports_select, fwd_ports_start, fwd_lcores_assign,
+ * fwd_lcores_launch, fwd_metrics_init, fwd_access_apply. They run before forwarding starts,
+ * where there is nothing to recover; nothing after start-up calls rte_exit.
+ */
+
+/* port.c: choose and pair ports (from -p), then configure and start them. Both end the
+ * process on a bad -p or a port that cannot be set up. */
 void fwd_ports_select(struct fwd_ctx *ctx);
 void fwd_ports_start(struct fwd_ctx *ctx);
 void fwd_ports_close(struct fwd_ctx *ctx);
 
-/* lcore.c: give ports to the worker lcores, launch them; the forwarding loop. */
+/* lcore.c: give ports to the worker lcores (ends the process when there are none, too
+ * many, or more lcores than ports, or a --fault names no forwarding lcore), launch them
+ * (ends it when one cannot start); the forwarding loop. */
 void fwd_lcores_assign(struct fwd_ctx *ctx);
 void fwd_lcores_launch(struct fwd_ctx *ctx);
 /** Wait until every worker's loop has returned (and see all it wrote). */
@@ -197,7 +207,8 @@ void fwd_snap_info(const struct fwd_ctx *ctx, struct fwd_info_snap *s);
 uint64_t fwd_uptime_ms(const struct fwd_ctx *ctx);
 void fwd_stats_print(const struct fwd_ctx *ctx, FILE *f, const char *title);
 
-/* metrics.c: rte_metrics registration, periodic update, and reading them back. */
+/* metrics.c: rte_metrics registration (ends the process when it fails), periodic update,
+ * and reading them back. */
 void fwd_metrics_init(struct fwd_ctx *ctx);
 void fwd_metrics_update(const struct fwd_ctx *ctx);
 void fwd_metrics_deinit(struct fwd_ctx *ctx);
@@ -210,7 +221,8 @@ void fwd_telemetry_publish(struct fwd_ctx *ctx);
 /** Make the callbacks that touch DPDK objects reply null, and wait for those running. */
 void fwd_telemetry_quiesce(struct fwd_ctx *ctx);
 
-/* access.c: --telemetry-group. */
+/* access.c: --telemetry-group (ends the process when the group or permissions cannot be
+ * set: a socket the operator meant to share that collectd cannot open is worse than none). */
 void fwd_access_apply(const struct fwd_ctx *ctx);
 
 #endif

@@ -37,12 +37,11 @@ worker_list(const struct fwd_ctx *ctx, char *buf, size_t len)
 		used += (size_t)snprintf(
 			buf + used, len - used, "%s%u", w ? "," : "", ctx->workers[w].lcore_id);
 }
-
-void
-fwd_lcores_assign(struct fwd_ctx *ctx)
+/* Every EAL worker lcore forwards; the main lcore checks health and links. */
+static void
+assign_workers(struct fwd_ctx *ctx)
 {
 	unsigned int lcore;
-	char list[256];
 
 	ctx->main_lcore = rte_get_main_lcore();
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
@@ -70,8 +69,12 @@ fwd_lcores_assign(struct fwd_ctx *ctx)
 			"use fewer lcores (-l) or more ports\n",
 			FWD_APP_NAME, ctx->workers[ctx->nb_ports].lcore_id, ctx->nb_workers,
 			ctx->nb_ports, ctx->nb_ports == 1 ? "" : "s");
+}
 
-	/* Round-robin: port i (in port order) goes to worker i mod n. */
+/* Round-robin: port i (in port order) goes to worker i mod n; it sends out of its peer. */
+static void
+assign_flows(struct fwd_ctx *ctx)
+{
 	for (unsigned int i = 0; i < ctx->nb_ports; i++) {
 		struct fwd_port *p = &ctx->ports[i];
 		struct fwd_worker *w = &ctx->workers[i % ctx->nb_workers];
@@ -96,6 +99,13 @@ fwd_lcores_assign(struct fwd_ctx *ctx)
 		p->tx_worker = peer->rx_worker;
 		p->tx_flow = peer->rx_flow;
 	}
+}
+
+/* --fault: to the lcore it names (main-stall: the main lcore), in time order. */
+static void
+assign_faults(struct fwd_ctx *ctx)
+{
+	char list[256];
 
 	for (unsigned int i = 0; i < ctx->cfg.nb_faults; i++) {
 		const struct fwd_fault *fault = &ctx->cfg.faults[i];
@@ -120,6 +130,14 @@ fwd_lcores_assign(struct fwd_ctx *ctx)
 	for (unsigned int i = 0; i < ctx->nb_workers; i++)
 		qsort(ctx->workers[i].faults, ctx->workers[i].nb_faults, sizeof(struct fwd_fault),
 			cmp_fault);
+}
+
+void
+fwd_lcores_assign(struct fwd_ctx *ctx)
+{
+	assign_workers(ctx);
+	assign_flows(ctx);
+	assign_faults(ctx);
 }
 
 static inline void
@@ -188,6 +206,32 @@ run_fault(struct fwd_worker *w, const struct fwd_fault *fault)
 	return 0;
 }
 
+/* One burst from each of the lcore's rx ports to its peer; the packets it moved. */
+static inline uint16_t
+forward_flows(struct fwd_worker *w, enum fwd_mac_mode mode)
+{
+	struct rte_mbuf *pkts[FWD_BURST];
+	uint16_t moved = 0;
+
+	for (unsigned int i = 0; i < w->nb_flows; i++) {
+		struct fwd_flow *f = &w->flows[i];
+		uint16_t nb = rte_eth_rx_burst(f->rx_port, 0, pkts, FWD_BURST);
+		uint16_t sent = 0;
+
+		if (nb == 0)
+			continue;
+		moved += nb;
+		store_u64(&f->rx_packets, f->rx_packets + nb);
+		if (mode != FWD_MAC_NONE)
+			fix_macs(f, pkts, nb, mode);
+		for (uint16_t j = 0; j < nb; j++)
+			sent += rte_eth_tx_buffer(f->tx_port, 0, f->txb, pkts[j]);
+		if (sent)
+			store_u64(&f->tx_packets, f->tx_packets + sent);
+	}
+	return moved;
+}
+
 static int
 fwd_lcore_main(void *arg)
 {
@@ -195,7 +239,6 @@ fwd_lcore_main(void *arg)
 	const struct fwd_ctx *ctx = w->ctx;
 	const enum fwd_mac_mode mode = ctx->cfg.mac_mode;
 	const unsigned int idle_sleep_us = ctx->cfg.idle_sleep_us;
-	struct rte_mbuf *pkts[FWD_BURST];
 	const uint64_t drain = (ctx->tsc_hz + 1000000 - 1) / 1000000 * FWD_DRAIN_US;
 	uint64_t heartbeat = 0, busy = 0, total = 0;
 	uint64_t prev = rte_rdtsc(), last_drain = prev;
@@ -234,22 +277,7 @@ fwd_lcore_main(void *arg)
 			flush_all(w);
 			last_drain = now;
 		}
-		for (unsigned int i = 0; i < w->nb_flows; i++) {
-			struct fwd_flow *f = &w->flows[i];
-			uint16_t nb = rte_eth_rx_burst(f->rx_port, 0, pkts, FWD_BURST);
-			uint16_t sent = 0;
-
-			if (nb == 0)
-				continue;
-			moved += nb;
-			store_u64(&f->rx_packets, f->rx_packets + nb);
-			if (mode != FWD_MAC_NONE)
-				fix_macs(f, pkts, nb, mode);
-			for (uint16_t j = 0; j < nb; j++)
-				sent += rte_eth_tx_buffer(f->tx_port, 0, f->txb, pkts[j]);
-			if (sent)
-				store_u64(&f->tx_packets, f->tx_packets + sent);
-		}
+		moved = forward_flows(w, mode);
 		moved_prev = moved != 0;
 		if (moved) {
 			empty = 0;

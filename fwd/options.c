@@ -337,6 +337,27 @@ expected_of(enum opt_id id, const struct uint_opt *uo, char *buf, size_t len)
 	return "";
 }
 
+/* The value of one option, into cfg. */
+static int
+parse_value(struct parser *p, enum opt_id id, const struct uint_opt *uo, const char *val,
+	struct fwd_config *cfg)
+{
+	switch (id) {
+	case OPT_PORTMASK:
+		return parse_portmask(p, val, cfg);
+	case OPT_MAC_MODE:
+		return parse_mac_mode(p, val, cfg);
+	case OPT_UINT:
+		return parse_uint_opt(p, uo, val, cfg);
+	case OPT_GROUP:
+		return parse_group(p, val, cfg);
+	case OPT_FAULT:
+		return parse_fault(p, val, cfg);
+	default:
+		return -EINVAL;
+	}
+}
+
 int
 fwd_options_parse(int argc, char *const argv[], struct fwd_config *cfg, char *err, size_t errlen)
 {
@@ -375,26 +396,7 @@ fwd_options_parse(int argc, char *const argv[], struct fwd_config *cfg, char *er
 					expected_of(id, uo, expected, sizeof(expected)));
 			val = argv[++i];
 		}
-		switch (id) {
-		case OPT_PORTMASK:
-			ret = parse_portmask(&p, val, cfg);
-			break;
-		case OPT_MAC_MODE:
-			ret = parse_mac_mode(&p, val, cfg);
-			break;
-		case OPT_UINT:
-			ret = parse_uint_opt(&p, uo, val, cfg);
-			break;
-		case OPT_GROUP:
-			ret = parse_group(&p, val, cfg);
-			break;
-		case OPT_FAULT:
-			ret = parse_fault(&p, val, cfg);
-			break;
-		default:
-			ret = -EINVAL;
-			break;
-		}
+		ret = parse_value(&p, id, uo, val, cfg);
 		if (ret < 0)
 			return ret;
 	}
@@ -417,8 +419,8 @@ fwd_mac_mode_name(enum fwd_mac_mode mode)
 	return "unknown";
 }
 
-void
-fwd_options_usage(FILE *f, const char *prog)
+static void
+usage_intro(FILE *f, const char *prog)
 {
 	fprintf(f,
 		"Usage: %s [EAL options] -- [options]\n"
@@ -435,7 +437,14 @@ fwd_options_usage(FILE *f, const char *prog)
 		"lcores round-robin; a worker lcore left without a port is a start-up error, as "
 		"is\n"
 		"having no worker lcore (use at least two lcores, e.g. -l 0,1).\n"
-		"\n"
+		"\n",
+		prog);
+}
+
+static void
+usage_options(FILE *f)
+{
+	fprintf(f,
 		"Options:\n"
 		"  -p PORTMASK              hexadecimal mask of the ports to forward (default: "
 		"all)\n"
@@ -480,7 +489,14 @@ fwd_options_usage(FILE *f, const char *prog)
 		"  -h, --help               print this help and exit\n"
 		"\n"
 		"SIGINT or SIGTERM stops forwarding, prints the final counters and exits 0.\n",
-		prog, FWD_MAX_HEARTBEAT_MS, FWD_DEFAULT_HEARTBEAT_MS, FWD_MAX_STALL_MS,
+		FWD_MAX_HEARTBEAT_MS, FWD_DEFAULT_HEARTBEAT_MS, FWD_MAX_STALL_MS,
 		FWD_DEFAULT_STALL_MS, FWD_MAX_LINK_POLL_MS, FWD_DEFAULT_LINK_POLL_MS,
 		FWD_MAX_STATS_PERIOD_S, FWD_MAX_FAULTS);
+}
+
+void
+fwd_options_usage(FILE *f, const char *prog)
+{
+	usage_intro(f, prog);
+	usage_options(f);
 }

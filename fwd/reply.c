@@ -138,70 +138,79 @@ fwd_format_idlist(const uint16_t *ids, unsigned int n, char *buf, size_t len)
 	return (int)used;
 }
 
+enum lcore_col {
+	L_ID,
+	L_STATE,
+	L_CODE,
+	L_HB,
+	L_HB_AGE,
+	L_STALLS,
+	L_CHANGE,
+	L_RX,
+	L_TX,
+	L_BUSY,
+	L_TOTAL,
+	L_PORTS,
+	L_N
+};
+
+/* One lcore's row, a value in each column. */
+static int
+add_lcore_row(struct column *cols, const struct fwd_lcore_snap *l)
+{
+	char ports[RTE_TEL_MAX_STRING_LEN];
+	int ret = fwd_format_idlist(l->ports, l->nb_ports, ports, sizeof(ports));
+
+	if (ret < 0)
+		return ret;
+	TRY(rte_tel_data_add_array_int(cols[L_ID].c, (int)l->lcore_id));
+	TRY(rte_tel_data_add_array_string(cols[L_STATE].c, fwd_lcore_state_name(l->state)));
+	TRY(rte_tel_data_add_array_int(cols[L_CODE].c, (int)l->state));
+	TRY(rte_tel_data_add_array_u64(cols[L_HB].c, l->heartbeat));
+	TRY(rte_tel_data_add_array_u64(cols[L_HB_AGE].c, l->heartbeat_age_us));
+	TRY(rte_tel_data_add_array_u64(cols[L_STALLS].c, l->stalls));
+	TRY(rte_tel_data_add_array_u64(cols[L_CHANGE].c, l->last_change_age_ms));
+	TRY(rte_tel_data_add_array_u64(cols[L_RX].c, l->rx_packets));
+	TRY(rte_tel_data_add_array_u64(cols[L_TX].c, l->tx_packets));
+	TRY(rte_tel_data_add_array_u64(cols[L_BUSY].c, l->busy_cycles));
+	TRY(rte_tel_data_add_array_u64(cols[L_TOTAL].c, l->total_cycles));
+	TRY(rte_tel_data_add_array_string(cols[L_PORTS].c, ports));
+	return 0;
+fail:
+	return ret;
+}
+
 int
 fwd_reply_lcores(struct rte_tel_data *d, const struct fwd_lcore_snap *s, unsigned int n)
 {
-	enum {
-		C_ID,
-		C_STATE,
-		C_CODE,
-		C_HB,
-		C_HB_AGE,
-		C_STALLS,
-		C_CHANGE,
-		C_RX,
-		C_TX,
-		C_BUSY,
-		C_TOTAL,
-		C_PORTS,
-		C_N
+	struct column cols[L_N] = {
+		[L_ID] = {"lcore_id", RTE_TEL_INT_VAL, NULL},
+		[L_STATE] = {"state", RTE_TEL_STRING_VAL, NULL},
+		[L_CODE] = {"state_code", RTE_TEL_INT_VAL, NULL},
+		[L_HB] = {"heartbeat", RTE_TEL_U64_VAL, NULL},
+		[L_HB_AGE] = {"heartbeat_age_us", RTE_TEL_U64_VAL, NULL},
+		[L_STALLS] = {"stalls", RTE_TEL_U64_VAL, NULL},
+		[L_CHANGE] = {"last_change_age_ms", RTE_TEL_U64_VAL, NULL},
+		[L_RX] = {"rx_packets", RTE_TEL_U64_VAL, NULL},
+		[L_TX] = {"tx_packets", RTE_TEL_U64_VAL, NULL},
+		[L_BUSY] = {"busy_cycles", RTE_TEL_U64_VAL, NULL},
+		[L_TOTAL] = {"total_cycles", RTE_TEL_U64_VAL, NULL},
+		[L_PORTS] = {"ports", RTE_TEL_STRING_VAL, NULL},
 	};
-	struct column cols[C_N] = {
-		[C_ID] = {"lcore_id", RTE_TEL_INT_VAL, NULL},
-		[C_STATE] = {"state", RTE_TEL_STRING_VAL, NULL},
-		[C_CODE] = {"state_code", RTE_TEL_INT_VAL, NULL},
-		[C_HB] = {"heartbeat", RTE_TEL_U64_VAL, NULL},
-		[C_HB_AGE] = {"heartbeat_age_us", RTE_TEL_U64_VAL, NULL},
-		[C_STALLS] = {"stalls", RTE_TEL_U64_VAL, NULL},
-		[C_CHANGE] = {"last_change_age_ms", RTE_TEL_U64_VAL, NULL},
-		[C_RX] = {"rx_packets", RTE_TEL_U64_VAL, NULL},
-		[C_TX] = {"tx_packets", RTE_TEL_U64_VAL, NULL},
-		[C_BUSY] = {"busy_cycles", RTE_TEL_U64_VAL, NULL},
-		[C_TOTAL] = {"total_cycles", RTE_TEL_U64_VAL, NULL},
-		[C_PORTS] = {"ports", RTE_TEL_STRING_VAL, NULL},
-	};
-	char ports[RTE_TEL_MAX_STRING_LEN];
 	int ret;
 
 	if (n > FWD_MAX_LCORES)
 		return -E2BIG;
-	ret = columns_alloc(cols, C_N);
+	ret = columns_alloc(cols, L_N);
 	if (ret < 0)
 		return ret;
-	for (unsigned int i = 0; i < n; i++) {
-		const struct fwd_lcore_snap *l = &s[i];
-
-		ret = fwd_format_idlist(l->ports, l->nb_ports, ports, sizeof(ports));
-		if (ret < 0)
-			goto fail;
-		TRY(rte_tel_data_add_array_int(cols[C_ID].c, (int)l->lcore_id));
-		TRY(rte_tel_data_add_array_string(cols[C_STATE].c, fwd_lcore_state_name(l->state)));
-		TRY(rte_tel_data_add_array_int(cols[C_CODE].c, (int)l->state));
-		TRY(rte_tel_data_add_array_u64(cols[C_HB].c, l->heartbeat));
-		TRY(rte_tel_data_add_array_u64(cols[C_HB_AGE].c, l->heartbeat_age_us));
-		TRY(rte_tel_data_add_array_u64(cols[C_STALLS].c, l->stalls));
-		TRY(rte_tel_data_add_array_u64(cols[C_CHANGE].c, l->last_change_age_ms));
-		TRY(rte_tel_data_add_array_u64(cols[C_RX].c, l->rx_packets));
-		TRY(rte_tel_data_add_array_u64(cols[C_TX].c, l->tx_packets));
-		TRY(rte_tel_data_add_array_u64(cols[C_BUSY].c, l->busy_cycles));
-		TRY(rte_tel_data_add_array_u64(cols[C_TOTAL].c, l->total_cycles));
-		TRY(rte_tel_data_add_array_string(cols[C_PORTS].c, ports));
-	}
+	for (unsigned int i = 0; i < n; i++)
+		TRY(add_lcore_row(cols, &s[i]));
 	TRY(rte_tel_data_start_dict(d));
-	TRY(columns_attach(d, cols, C_N));
+	TRY(columns_attach(d, cols, L_N));
 	return 0;
 fail:
-	columns_free(cols, C_N);
+	columns_free(cols, L_N);
 	return ret > 0 ? -ret : ret;
 }
 

@@ -3,6 +3,7 @@
 #ifndef DPDKTEL_CLI_H
 #define DPDKTEL_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -19,6 +20,28 @@ struct cli_opts {
 	unsigned int index; /* -N: dpdk_telemetry.v2:N */
 	int timeout_ms; /* -t */
 };
+
+/** A command's own options, for cli_parse_opts(). */
+struct cli_cmd_opts {
+	const char *shortopts; /* getopt letters, "" for none */
+	const struct option *longopts; /* NULL-terminated, or NULL */
+	/* One of the command's options: 0, or EXIT_USAGE after printing why. */
+	int (*handle)(int c, const char *arg, void *ctx);
+	void *ctx;
+};
+
+/**
+ * Parse a command's argv (argv[0] the command name): its own options (@cmd) and the global
+ * ones (-p, -N, -s, -d, -t, into *o), before or after the operands, which are then
+ * argv[optind..argc-1] ("--" ends the options). Returns 0, or EXIT_USAGE after printing why.
+ */
+int cli_parse_opts(struct cli_opts *o, int argc, char **argv, const struct cli_cmd_opts *cmd);
+
+/** A handler for a command with one option, a flag: sets *(bool *)ctx. */
+int cli_flag_opt(int c, const char *arg, void *ctx);
+
+/** One global option letter into *o: 0, EXIT_USAGE (bad value, printed), -1 not global. */
+int cli_global_opt(struct cli_opts *o, int c, const char *arg);
 
 /** Print "dpdktel: <message>" on stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -39,13 +62,34 @@ int cli_open(const struct cli_opts *o, char *path, struct dtel_session **ret);
 /** Parse a number of seconds > 0 ("0.5", "2"); false on anything else. */
 bool cli_parse_seconds(const char *s, double *ret);
 
+/** Room for n bytes escaped by cli_escape(), its NUL included. */
+#define CLI_ESCAPED_SIZE(n) (6 * (n) + 1)
+
+/**
+ * A string from the application, safe on a terminal and inside a JSON string: controls (C0,
+ * DEL, C1) and bytes that are not UTF-8 become \u00XX, '"' and '\\' become \" and \\.
+ * Cut before a character that does not fit in @size bytes (CLI_ESCAPED_SIZE of the source's
+ * limit fits all). Returns buf.
+ */
+const char *cli_escape(const char *s, char *buf, size_t size);
+
+/** Print s, escaped, as a JSON string (s at most DTEL_STRING_MAX bytes; longer is cut). */
+void cli_put_json_string(const char *s);
+
+/**
+ * Print JSON text and a newline, safe on a terminal: as cli_escape() but for quotes,
+ * backslashes and whitespace (\\n, \\t, \\r), so that valid JSON stays valid and means the
+ * same (a control can only stand inside a string). 0, or -1 on an output error.
+ */
+int cli_put_json_text(const char *json);
+
 /** Format a rate with an SI suffix ("12.3M") into buf. */
 const char *cli_si(double v, char *buf, size_t size);
 
-int cmd_list(const struct cli_opts *o, int argc, char **argv);
-int cmd_query(const struct cli_opts *o, int argc, char **argv);
-int cmd_ports(const struct cli_opts *o, int argc, char **argv);
-int cmd_watch(const struct cli_opts *o, int argc, char **argv);
+int cmd_list(struct cli_opts *o, int argc, char **argv);
+int cmd_query(struct cli_opts *o, int argc, char **argv);
+int cmd_ports(struct cli_opts *o, int argc, char **argv);
+int cmd_watch(struct cli_opts *o, int argc, char **argv);
 
 /** What ports and watch show of one port. */
 struct port_sample {
@@ -55,6 +99,10 @@ struct port_sample {
 	bool have_link;
 	struct dtel_port_stats stats;
 };
+
+/** The port's device name, escaped (cli_escape()), or "-" when unknown. */
+#define CLI_NAME_SIZE CLI_ESCAPED_SIZE(DTEL_STRING_MAX)
+const char *cli_port_name(const struct port_sample *p, char buf[CLI_NAME_SIZE]);
 
 /**
  * Read the port list, then info, link status and stats of each port over @sh. On success

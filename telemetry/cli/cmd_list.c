@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* dpdktel list [--json]: every DPDK application with a telemetry socket under the runtime dir. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,42 +57,45 @@ look(const struct cli_opts *o, struct instance *in)
 }
 
 static void
-print_json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
-static void
 print_json(const struct instance *v, int n)
 {
 	putchar('[');
 	for (int i = 0; i < n; i++) {
 		printf("%s{\"prefix\":", i ? "," : "");
-		print_json_string(v[i].si->prefix);
+		cli_put_json_string(v[i].si->prefix);
 		printf(",\"index\":%u,\"socket\":", v[i].si->index);
-		print_json_string(v[i].si->path);
+		cli_put_json_string(v[i].si->path);
 		printf(",\"state\":\"%s\"", state_word(v[i].err));
 		if (v[i].err == 0) {
 			printf(",\"pid\":%ld,\"app\":", v[i].g.pid);
-			print_json_string(v[i].app);
+			cli_put_json_string(v[i].app);
 			printf(",\"version\":");
-			print_json_string(v[i].g.version);
+			cli_put_json_string(v[i].g.version);
 		} else {
 			printf(",\"error\":");
-			print_json_string(dtel_strerror(v[i].err));
+			cli_put_json_string(dtel_strerror(v[i].err));
 		}
 		putchar('}');
 	}
 	puts("]");
+}
+
+/* Every string of a row comes from the application (or its runtime dir): escaped. */
+static void
+print_row(const struct instance *in)
+{
+	char prefix[DTEL_PATH_MAX + 8], pid[16] = "-";
+	char e[4][CLI_ESCAPED_SIZE(DTEL_STRING_MAX)];
+	bool live = in->err == 0;
+
+	snprintf(prefix, sizeof(prefix), in->si->index ? "%s:%u" : "%s", in->si->prefix,
+		in->si->index);
+	if (live)
+		snprintf(pid, sizeof(pid), "%ld", in->g.pid);
+	printf("%-16s %-7s %-20s %-14s %-46s %s\n", cli_escape(prefix, e[0], sizeof(e[0])), pid,
+		cli_escape(live && in->app[0] ? in->app : "-", e[1], sizeof(e[1])),
+		cli_escape(live ? in->g.version : "-", e[2], sizeof(e[2])),
+		cli_escape(in->si->path, e[3], sizeof(e[3])), state_word(in->err));
 }
 
 static void
@@ -101,21 +103,12 @@ print_table(const struct instance *v, int n)
 {
 	printf("%-16s %-7s %-20s %-14s %-46s %s\n", "PREFIX", "PID", "APP", "VERSION", "SOCKET",
 		"STATE");
-	for (int i = 0; i < n; i++) {
-		char prefix[DTEL_PATH_MAX + 8], pid[16] = "-";
-
-		snprintf(prefix, sizeof(prefix), v[i].si->index ? "%s:%u" : "%s", v[i].si->prefix,
-			v[i].si->index);
-		if (v[i].err == 0)
-			snprintf(pid, sizeof(pid), "%ld", v[i].g.pid);
-		printf("%-16s %-7s %-20s %-14s %-46s %s\n", prefix, pid,
-			v[i].err == 0 && v[i].app[0] ? v[i].app : "-",
-			v[i].err == 0 ? v[i].g.version : "-", v[i].si->path, state_word(v[i].err));
-	}
+	for (int i = 0; i < n; i++)
+		print_row(&v[i]);
 }
 
 int
-cmd_list(const struct cli_opts *o, int argc, char **argv)
+cmd_list(struct cli_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
@@ -125,13 +118,11 @@ cmd_list(const struct cli_opts *o, int argc, char **argv)
 	struct instance *v = NULL;
 	char dir[DTEL_PATH_MAX];
 	bool json = false;
-	int c, n;
+	struct cli_cmd_opts cmd = {"j", opts, cli_flag_opt, &json};
+	int n = cli_parse_opts(o, argc, argv, &cmd);
 
-	while ((c = getopt_long(argc, argv, "j", opts, NULL)) != -1) {
-		if (c != 'j')
-			return EXIT_USAGE;
-		json = true;
-	}
+	if (n != 0)
+		return n;
 	if (optind != argc) {
 		cli_err("list takes no arguments besides --json");
 		return EXIT_USAGE;

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* dpdktel ports [--json]: one line per port with its link and counters. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,15 +23,15 @@ print_table(const struct port_sample *v, int n)
 	for (int i = 0; i < n; i++) {
 		const struct port_sample *p = &v[i];
 		const struct dtel_port_stats *s = &p->stats;
-		char speed[16] = "-";
+		char speed[16] = "-", name[CLI_NAME_SIZE];
 
 		if (p->have_link && p->link.up && p->link.speed_mbps != DTEL_SPEED_UNKNOWN)
 			snprintf(speed, sizeof(speed), "%" PRIu64, p->link.speed_mbps);
 		printf("%-4u %-16s %-4s %6s %14" PRIu64 " %16" PRIu64 " %14" PRIu64 " %16" PRIu64
 		       " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 "\n",
-			p->port_id, p->info.name[0] ? p->info.name : "-", link_word(p), speed,
-			s->ipackets, s->ibytes, s->opackets, s->obytes, s->ierrors, s->oerrors,
-			s->imissed, s->rx_nombuf);
+			p->port_id, cli_port_name(p, name), link_word(p), speed, s->ipackets,
+			s->ibytes, s->opackets, s->obytes, s->ierrors, s->oerrors, s->imissed,
+			s->rx_nombuf);
 	}
 }
 
@@ -44,12 +43,9 @@ print_json(const struct port_sample *v, int n)
 		const struct port_sample *p = &v[i];
 		const struct dtel_port_stats *s = &p->stats;
 
-		/* Port names are [A-Za-z0-9_:.-] in practice; escape the JSON specials anyway. */
-		printf("%s{\"port_id\":%u,\"name\":\"", i ? "," : "", p->port_id);
-		for (const char *c = p->info.name; *c; c++)
-			printf(*c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
-		printf("\",\"link_status\":\"%s\",\"link_speed\":%" PRIu64
-		       ",\"link_duplex\":\"%s\","
+		printf("%s{\"port_id\":%u,\"name\":", i ? "," : "", p->port_id);
+		cli_put_json_string(p->info.name);
+		printf(",\"link_status\":\"%s\",\"link_speed\":%" PRIu64 ",\"link_duplex\":\"%s\","
 		       "\"ipackets\":%" PRIu64 ",\"opackets\":%" PRIu64 ",\"ibytes\":%" PRIu64
 		       ",\"obytes\":%" PRIu64 ",\"imissed\":%" PRIu64 ",\"ierrors\":%" PRIu64
 		       ",\"oerrors\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64 "}",
@@ -61,7 +57,7 @@ print_json(const struct port_sample *v, int n)
 }
 
 int
-cmd_ports(const struct cli_opts *o, int argc, char **argv)
+cmd_ports(struct cli_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
@@ -71,13 +67,11 @@ cmd_ports(const struct cli_opts *o, int argc, char **argv)
 	struct port_sample *v = NULL;
 	struct dtel_shared *sh;
 	bool json = false;
-	int c, n;
+	struct cli_cmd_opts cmd = {"j", opts, cli_flag_opt, &json};
+	int n = cli_parse_opts(o, argc, argv, &cmd);
 
-	while ((c = getopt_long(argc, argv, "j", opts, NULL)) != -1) {
-		if (c != 'j')
-			return EXIT_USAGE;
-		json = true;
-	}
+	if (n != 0)
+		return n;
 	if (optind != argc) {
 		cli_err("ports takes no arguments besides --json");
 		return EXIT_USAGE;

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* dpdktel query CMD [--raw]: one request, its reply as JSON. */
 #include <errno.h>
-#include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +12,7 @@ print_pretty(const struct dtel_reply *r)
 {
 	struct json_tokener *tok = json_tokener_new();
 	struct json_object *o;
+	int err;
 
 	if (tok == NULL)
 		return -ENOMEM;
@@ -20,15 +20,16 @@ print_pretty(const struct dtel_reply *r)
 	json_tokener_free(tok);
 	if (o == NULL)
 		return -EPROTO;
-	puts(json_object_to_json_string_ext(o,
+	/* json-c escapes C0 controls in strings but not DEL nor C1 (U+009B is CSI). */
+	err = cli_put_json_text(json_object_to_json_string_ext(o,
 		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 			JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
-	return 0;
+	return err < 0 ? -EIO : 0;
 }
 
 int
-cmd_query(const struct cli_opts *o, int argc, char **argv)
+cmd_query(struct cli_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"raw", no_argument, NULL, 'r'},
@@ -39,13 +40,11 @@ cmd_query(const struct cli_opts *o, int argc, char **argv)
 	struct dtel_reply r;
 	bool raw = false;
 	const char *cmd;
-	int c, ret;
+	struct cli_cmd_opts opt = {"r", opts, cli_flag_opt, &raw};
+	int ret = cli_parse_opts(o, argc, argv, &opt);
 
-	while ((c = getopt_long(argc, argv, "r", opts, NULL)) != -1) {
-		if (c != 'r')
-			return EXIT_USAGE;
-		raw = true;
-	}
+	if (ret != 0)
+		return ret;
 	if (optind + 1 != argc) {
 		cli_err("query takes one command, for example: dpdktel query /ethdev/stats,0");
 		return EXIT_USAGE;
@@ -76,7 +75,7 @@ cmd_query(const struct cli_opts *o, int argc, char **argv)
 			"have been cut",
 			r.len);
 	if (raw)
-		ret = puts(r.json) < 0 ? -EIO : 0;
+		ret = cli_put_json_text(r.json) < 0 ? -EIO : 0;
 	else
 		ret = print_pretty(&r);
 	dtel_reply_release(&r);

@@ -5,7 +5,6 @@
  * says so and keeps trying, and after a restart (new pid) it starts its rates afresh.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -83,30 +82,36 @@ link_word(const struct port_sample *p)
 }
 
 static void
+print_tty_row(const struct port_sample *p, const struct rates *r)
+{
+	char b[7][16], name[CLI_NAME_SIZE];
+
+	printf("%-4u %-16s %-4s ", p->port_id, cli_port_name(p, name), link_word(p));
+	if (!r->valid) {
+		printf("%9s (counters were reset)\n", "-");
+		return;
+	}
+	printf("%9s %9s %9s %9s %9s %9s %9s\n", cli_si(r->rx_pps, b[0], 16),
+		cli_si(r->tx_pps, b[1], 16), cli_si(r->rx_bps, b[2], 16),
+		cli_si(r->tx_bps, b[3], 16), cli_si(r->missed_ps, b[4], 16),
+		cli_si(r->nombuf_ps, b[5], 16), cli_si(r->errors_ps, b[6], 16));
+}
+
+static void
 print_tty(const char *path, const struct dtel_shared_status *st, double interval,
 	const struct port_sample *v, const struct rates *r, int n)
 {
-	char b[7][16];
+	char version[CLI_ESCAPED_SIZE(DTEL_STRING_MAX)];
 
 	/* Home the cursor and clear below: redraw in place without scrolling. */
 	printf("\033[H\033[J");
 	printf("dpdktel watch  %s  pid %ld  %s  every %gs (Ctrl-C to quit)\n\n", path,
-		st->greeting.pid, st->greeting.version, interval);
+		st->greeting.pid, cli_escape(st->greeting.version, version, sizeof(version)),
+		interval);
 	printf("%-4s %-16s %-4s %9s %9s %9s %9s %9s %9s %9s\n", "PORT", "NAME", "LINK", "RX-PPS",
 		"TX-PPS", "RX-BPS", "TX-BPS", "MISSED/S", "NOMBUF/S", "ERRORS/S");
-	for (int i = 0; i < n; i++) {
-		if (!r[i].valid) {
-			printf("%-4u %-16s %-4s %9s (counters were reset)\n", v[i].port_id,
-				v[i].info.name, link_word(&v[i]), "-");
-			continue;
-		}
-		printf("%-4u %-16s %-4s %9s %9s %9s %9s %9s %9s %9s\n", v[i].port_id,
-			v[i].info.name[0] ? v[i].info.name : "-", link_word(&v[i]),
-			cli_si(r[i].rx_pps, b[0], 16), cli_si(r[i].tx_pps, b[1], 16),
-			cli_si(r[i].rx_bps, b[2], 16), cli_si(r[i].tx_bps, b[3], 16),
-			cli_si(r[i].missed_ps, b[4], 16), cli_si(r[i].nombuf_ps, b[5], 16),
-			cli_si(r[i].errors_ps, b[6], 16));
-	}
+	for (int i = 0; i < n; i++)
+		print_tty_row(&v[i], &r[i]);
 	fflush(stdout);
 }
 
@@ -116,11 +121,12 @@ print_lines(const struct port_sample *v, const struct rates *r, int n)
 	char ts[32];
 	time_t t = time(NULL);
 	struct tm tm;
+	char name[CLI_NAME_SIZE];
 
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", localtime_r(&t, &tm));
 	for (int i = 0; i < n; i++) {
-		printf("%s port=%u name=%s link=%s", ts, v[i].port_id,
-			v[i].info.name[0] ? v[i].info.name : "-", link_word(&v[i]));
+		printf("%s port=%u name=%s link=%s", ts, v[i].port_id, cli_port_name(&v[i], name),
+			link_word(&v[i]));
 		if (r[i].valid)
 			printf(" rx_pps=%.0f tx_pps=%.0f rx_bps=%.0f tx_bps=%.0f missed_ps=%.0f "
 			       "nombuf_ps=%.0f errors_ps=%.0f\n",
@@ -151,6 +157,7 @@ struct watch {
 	const char *path;
 	struct dtel_shared *sh;
 	double interval;
+	long count; /* refreshes left; 0: until stopped */
 	bool tty;
 	struct port_sample *prev;
 	int nprev;
@@ -218,8 +225,29 @@ step(struct watch *w)
 	return printed;
 }
 
+/* -i SECONDS, -c COUNT */
+static int
+watch_opt(int c, const char *arg, void *ctx)
+{
+	struct watch *w = ctx;
+	char *end;
+
+	if (c == 'i') {
+		if (cli_parse_seconds(arg, &w->interval) && w->interval >= 0.1)
+			return 0;
+		cli_err("invalid interval '%s': expected seconds, at least 0.1", arg);
+		return EXIT_USAGE;
+	}
+	w->count = strtol(arg, &end, 10);
+	if (*arg == '\0' || *end != '\0' || w->count <= 0) {
+		cli_err("invalid count '%s': expected a number > 0", arg);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 int
-cmd_watch(const struct cli_opts *o, int argc, char **argv)
+cmd_watch(struct cli_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"interval", required_argument, NULL, 'i'},
@@ -227,32 +255,13 @@ cmd_watch(const struct cli_opts *o, int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct watch w = {.o = o, .interval = 1.0};
-	char path[DTEL_PATH_MAX];
-	long count = 0;
-	char *end;
+	struct cli_cmd_opts cmd = {"i:c:", opts, watch_opt, &w};
+	char path[DTEL_PATH_MAX], shown[CLI_ESCAPED_SIZE(DTEL_PATH_MAX)];
 	double next;
-	int c, ret;
+	int ret = cli_parse_opts(o, argc, argv, &cmd);
 
-	while ((c = getopt_long(argc, argv, "i:c:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (!cli_parse_seconds(optarg, &w.interval) || w.interval < 0.1) {
-				cli_err("invalid interval '%s': expected seconds, at least 0.1",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'c':
-			count = strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || count <= 0) {
-				cli_err("invalid count '%s': expected a number > 0", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		default:
-			return EXIT_USAGE;
-		}
-	}
+	if (ret != 0)
+		return ret;
 	if (optind != argc) {
 		cli_err("watch takes no arguments besides -i and -c");
 		return EXIT_USAGE;
@@ -260,7 +269,7 @@ cmd_watch(const struct cli_opts *o, int argc, char **argv)
 	ret = cli_shared(o, path, &w.sh);
 	if (ret != 0)
 		return ret;
-	w.path = path;
+	w.path = cli_escape(path, shown, sizeof(shown)); /* the prefix is the application's */
 	w.tty = isatty(STDOUT_FILENO);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -268,7 +277,7 @@ cmd_watch(const struct cli_opts *o, int argc, char **argv)
 		printf("\033[?25l"); /* hide the cursor while redrawing */
 	next = now_s();
 	while (!stop) {
-		if (step(&w) && count > 0 && --count == 0)
+		if (step(&w) && w.count > 0 && --w.count == 0)
 			break;
 		next += w.interval;
 		sleep_until(next);

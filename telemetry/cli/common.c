@@ -36,9 +36,12 @@ who(const struct cli_opts *o, char *buf, size_t size)
 }
 
 int
-cli_fail(const struct cli_opts *o, const char *path, int err)
+cli_fail(const struct cli_opts *o, const char *raw_path, int err)
 {
-	char w[DTEL_PATH_MAX + 64];
+	char w[DTEL_PATH_MAX + 64], path[CLI_ESCAPED_SIZE(DTEL_PATH_MAX)];
+
+	/* A path found by discovery holds a prefix the application chose. */
+	cli_escape(raw_path, path, sizeof(path));
 
 	switch (err) {
 	case -ENOENT:
@@ -67,7 +70,7 @@ static int
 only_live(const struct cli_opts *o, char *path)
 {
 	struct dtel_socket_info *list = NULL;
-	char names[512] = "";
+	char names[512] = "", e[CLI_ESCAPED_SIZE(DTEL_PATH_MAX)];
 	int n, live = 0, found = -1;
 	size_t len = 0;
 
@@ -84,7 +87,7 @@ only_live(const struct cli_opts *o, char *path)
 		found = i;
 		if (len < sizeof(names))
 			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
-				len ? ", " : "", list[i].prefix);
+				len ? ", " : "", cli_escape(list[i].prefix, e, sizeof(e)));
 		if (list[i].index > 0 && len < sizeof(names))
 			len += (size_t)snprintf(
 				names + len, sizeof(names) - len, ":%u", list[i].index);

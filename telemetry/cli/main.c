@@ -24,12 +24,12 @@ usage(FILE *f)
 	      "  list [--json]             DPDK applications found: prefix, socket, pid, app,\n"
 	      "                            DPDK version, state (live, stale, no permission)\n"
 	      "  query CMD [--raw]         send one telemetry command (\"/ethdev/stats,0\") and\n"
-	      "                            print the reply as JSON (--raw: the datagram as is)\n"
+	      "                            print the reply as JSON (--raw: the datagram itself)\n"
 	      "  ports [--json]            one line per port: link, speed, counters\n"
 	      "  watch [-i SECONDS] [-c COUNT]\n"
 	      "                            live per-port packet, bit and drop rates\n"
 	      "\n"
-	      "Options (before the command):\n"
+	      "Options (before or after the command and its arguments):\n"
 	      "  -p, --prefix PREFIX       the application's --file-prefix (default: rte, or the\n"
 	      "                            only application running)\n"
 	      "  -N, --instance N          its dpdk_telemetry.v2:N socket (default 0)\n"
@@ -42,18 +42,6 @@ usage(FILE *f)
 	      "\n"
 	      "Exit status: 0 success, 1 error, 2 usage error. See dpdktel(1).\n",
 		f);
-}
-
-static int
-parse_index(const char *s, unsigned int *ret)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-
-	if (*s == '\0' || *end != '\0' || v > 65535 || s[0] == '-')
-		return -1;
-	*ret = (unsigned int)v;
-	return 0;
 }
 
 /* "dpdktel query --help": the commands' options are all in the one usage text. */
@@ -80,37 +68,16 @@ main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct cli_opts o = {.timeout_ms = DEFAULT_TIMEOUT_MS};
-	double seconds;
-	int c;
+	int c, r;
 
 	/* '+': stop at the command, so that its own options are left to it. */
 	while ((c = getopt_long(argc, argv, "+p:N:s:d:t:hV", opts, NULL)) != -1) {
+		r = cli_global_opt(&o, c, optarg);
+		if (r > 0)
+			return r;
+		if (r == 0)
+			continue;
 		switch (c) {
-		case 'p':
-			o.prefix = optarg;
-			break;
-		case 'N':
-			if (parse_index(optarg, &o.index) < 0) {
-				cli_err("invalid instance '%s': expected a number 0-65535", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 's':
-			o.socket = optarg;
-			break;
-		case 'd':
-			o.runtime_dir = optarg;
-			break;
-		case 't':
-			if (!cli_parse_seconds(optarg, &seconds) || seconds > 600) {
-				cli_err("invalid timeout '%s': expected seconds, > 0 and <= 600",
-					optarg);
-				return EXIT_USAGE;
-			}
-			o.timeout_ms = (int)(seconds * 1000 + 0.5);
-			if (o.timeout_ms < 1)
-				o.timeout_ms = 1;
-			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -122,17 +89,12 @@ main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (o.socket != NULL && (o.prefix != NULL || o.index > 0)) {
-		cli_err("-s SOCKET cannot be combined with -p or -N");
-		return EXIT_USAGE;
-	}
 	if (optind >= argc) {
 		cli_err("missing command (list, query, ports or watch); see dpdktel --help");
 		return EXIT_USAGE;
 	}
 	argc -= optind;
 	argv += optind;
-	optind = 1;
 	if (wants_help(argc, argv)) {
 		usage(stdout);
 		return 0;

@@ -96,3 +96,9 @@ cli_sample_ports(struct dtel_shared *sh, int timeout_ms, struct port_sample **re
 	*ret = v;
 	return k;
 }
+
+const char *
+cli_port_name(const struct port_sample *p, char buf[CLI_NAME_SIZE])
+{
+	return cli_escape(p->info.name[0] ? p->info.name : "-", buf, CLI_NAME_SIZE);
+}

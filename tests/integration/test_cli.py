@@ -1,13 +1,16 @@
 """dpdktel CLI against a real dpdk-testpmd on net_null ports."""
 import json
+import os
 import re
 import signal
 import subprocess
+import tempfile
 import time
 
 import pytest
 
 from helpers import dpdk
+from helpers.fakedpdk import FakeDpdk
 from helpers.wait import wait_until
 
 
@@ -155,3 +158,84 @@ def test_help_after_a_command(dpdktel_cli):
         p = run(dpdktel_cli, cmd, '--help', check=False)
         assert p.returncode == 0 and p.stdout.startswith('Usage: dpdktel'), (cmd, p)
     assert run(dpdktel_cli, 'query', '-h', check=False).returncode == 0
+
+
+def test_options_after_operands(dpdktel_cli, testpmd4):
+    """Every command takes its own options and the global ones before or after its operands,
+    as --help and the man page write them ("query CMD --raw")."""
+    p = testpmd4.prefix
+    raw = '{"/ethdev/list":[0,1,2,3]}\n'
+    assert run(dpdktel_cli, '-p', p, 'query', '/ethdev/list', '--raw').stdout == raw
+    assert run(dpdktel_cli, 'query', '/ethdev/list', '--raw', '-p', p).stdout == raw
+    assert run(dpdktel_cli, 'query', '--raw', '-p', p, '/ethdev/list', '-t', '2').stdout == raw
+    for args in (['-p', p, 'ports', '--json'], ['ports', '--json', '-p', p],
+                 ['ports', '--prefix', p, '--json'], ['ports', '--json', '-s', testpmd4.socket]):
+        ports = json.loads(run(dpdktel_cli, *args).stdout)
+        assert [x['port_id'] for x in ports] == [0, 1, 2, 3], args
+    out = json.loads(run(dpdktel_cli, 'list', '--json', '-d', testpmd4.runtime_dir).stdout)
+    assert [i['state'] for i in out if i['prefix'] == p] == ['live']
+    out = run(dpdktel_cli, 'watch', '-c', '1', '-p', p, '-i', '0.2').stdout
+    assert sorted(l.split()[1] for l in out.splitlines()) == [f'port={i}' for i in range(4)]
+
+
+def test_option_errors_after_operands(dpdktel_cli, testpmd4):
+    p = testpmd4.prefix
+    # Operands still counted after options moved behind them; global checks still made.
+    r = run(dpdktel_cli, 'query', '/ethdev/list', '/info', '-p', p, check=False)
+    assert r.returncode == 2 and 'query takes one command' in r.stderr
+    r = run(dpdktel_cli, 'ports', 'extra', '--json', '-p', p, check=False)
+    assert r.returncode == 2 and 'ports takes no arguments' in r.stderr
+    r = run(dpdktel_cli, 'ports', '-p', p, '-s', testpmd4.socket, check=False)
+    assert r.returncode == 2 and 'cannot be combined' in r.stderr
+    r = run(dpdktel_cli, 'watch', '-c', '1', '-t', 'soon', '-p', p, check=False)
+    assert r.returncode == 2 and "invalid timeout 'soon'" in r.stderr
+    r = run(dpdktel_cli, 'query', '/ethdev/list', '--bogus', '-p', p, check=False)
+    assert r.returncode == 2 and 'bogus' in r.stderr
+    # "--" ends the options: what follows is an operand even when it looks like one.
+    r = run(dpdktel_cli, '-p', p, 'query', '--', '--raw', check=False)
+    assert r.returncode == 2 and "invalid command '--raw'" in r.stderr
+
+
+# A device name with a colour escape, a newline, a quote and a C1 CSI. No real DPDK device
+# name can hold them: DPDK 22.11's telemetry escapes '"', '\\', \n, \r and \t and drops other
+# control characters (lib/telemetry/telemetry_json.h, __json_format_str_to_buf()), so a
+# newline does reach a client, and a server that is not DPDK 22.11 may send \u001b. The fake
+# answers as DPDK 22.11 does (helpers/fakedpdk.py) but for this name.
+EVIL_NAME = 'ev\x1b[31mil\nname"q\x9b'
+EVIL_SHOWN = 'ev\\u001b[31mil\\u000aname\\"q\\u009b'
+
+
+class EvilNames(FakeDpdk):
+    def recorded(self, req):
+        r = super().recorded(req)
+        if req.startswith('/ethdev/info,'):
+            info = json.loads(r)
+            info['/ethdev/info']['name'] = EVIL_NAME
+            r = json.dumps(info).encode()  # ensure_ascii: \u001b, \n, \u009b
+        return r
+
+
+def assert_terminal_safe(text):
+    bad = [c for c in text if c != '\n' and (ord(c) < 0x20 or 0x7f <= ord(c) < 0xa0)]
+    assert not bad, (bad, text)
+
+
+@pytest.fixture
+def evil_app():
+    with tempfile.TemporaryDirectory() as d:
+        os.mkdir(os.path.join(d, 'evil'))
+        with EvilNames(os.path.join(d, 'evil', 'dpdk_telemetry.v2'), nports=2) as fake:
+            yield fake
+
+
+def test_ports_and_watch_escape_device_names(dpdktel_cli, evil_app):
+    out = run(dpdktel_cli, '-s', evil_app.path, 'ports', '--json').stdout
+    assert_terminal_safe(out)
+    assert [p['name'] for p in json.loads(out)] == [EVIL_NAME] * 2
+    assert f'"name":"{EVIL_SHOWN}"' in out
+    out = run(dpdktel_cli, '-s', evil_app.path, 'ports').stdout
+    assert_terminal_safe(out)
+    assert len(out.splitlines()) == 3 and out.count(f' {EVIL_SHOWN} ') == 2, out
+    out = run(dpdktel_cli, '-s', evil_app.path, 'watch', '-i', '0.1', '-c', '1').stdout
+    assert_terminal_safe(out)
+    assert out.count(f' name={EVIL_SHOWN} link=up ') == 2, out

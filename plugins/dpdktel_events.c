@@ -480,6 +480,20 @@ parsed(struct ev_instance *ei, const char *what, int ret)
 	return ret;
 }
 
+/* The reply to @cmd as a dict (a reply that does not parse is counted and logged once). */
+static int
+query_dict(struct ev_instance *ei, const char *cmd, struct dtel_dict *d)
+{
+	struct dtel_reply r;
+	int ret = query(ei, cmd, &r);
+
+	if (ret < 0)
+		return ret;
+	ret = parsed(ei, cmd, dtel_parse_dict(&r, cmd, d));
+	dtel_reply_release(&r);
+	return ret;
+}
+
 /* How often the command list of a starting application is read again. */
 #define CAPS_AGAIN_MS 100
 
@@ -506,14 +520,9 @@ dict_u64(const struct dtel_dict *d, const char *key, bool *ret_found)
 static int
 read_fwd_info(struct ev_instance *ei, struct fwd_info *out)
 {
-	struct dtel_reply r;
 	struct dtel_dict d;
-	int ret = query(ei, "/fwd/info", &r);
+	int ret = query_dict(ei, "/fwd/info", &d);
 
-	if (ret < 0)
-		return ret;
-	ret = parsed(ei, "/fwd/info", dtel_parse_dict(&r, "/fwd/info", &d));
-	dtel_reply_release(&r);
 	if (ret < 0)
 		return ret;
 	out->stall_ms = dict_u64(&d, "stall_ms", NULL);
@@ -553,9 +562,8 @@ probe_caps(struct ev_instance *ei, uint64_t t)
 {
 	struct dtel_reply r;
 	struct dtel_dict d;
-	int ret;
+	int ret = query(ei, "/", &r);
 
-	ret = query(ei, "/", &r);
 	if (ret < 0)
 		return ret;
 	ret = parsed(ei, "/", dtel_parse_dict(&r, "/", &d));
@@ -804,14 +812,9 @@ static int
 read_eal_lcore_set(struct ev_instance *ei, struct reading *rd)
 {
 	struct dtel_eal_lcore_info li;
-	struct dtel_reply r;
 	struct dtel_dict ids;
-	int ret = query(ei, "/eal/lcore/list", &r);
+	int ret = query_dict(ei, "/eal/lcore/list", &ids);
 
-	if (ret < 0)
-		return ret;
-	ret = parsed(ei, "/eal/lcore/list", dtel_parse_dict(&r, "/eal/lcore/list", &ids));
-	dtel_reply_release(&r);
 	if (ret < 0)
 		return ret;
 	ret = lcores_alloc(rd, ids.n);

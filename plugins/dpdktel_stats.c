@@ -93,6 +93,7 @@ struct stats_instance {
 	const struct stats_opts *o;
 	bool discovered;
 	int retired; /* discovered, and its prefix dir is gone: read nothing (atomic) */
+	bool halted; /* this read met a connection-level failure: it asks nothing more */
 
 	struct port_state *ports;
 	size_t nports;
@@ -114,6 +115,35 @@ static struct stats_instance **instances;
 static size_t ninstances;
 
 /* Values and requests -------------------------------------------------------------------- */
+
+/*
+ * One request of the current read. After a failure of the connection (a timeout, -EBUSY, a
+ * closed or refused connection, garbage) the rest of the read sends nothing: a hung
+ * application delays one read by at most one Timeout, and the next read asks it again. A
+ * null reply or one cut by the application concerns that command only.
+ */
+static int
+query(struct stats_instance *si, const char *cmd, struct dtel_reply *r)
+{
+	int ret;
+
+	if (si->halted)
+		return -ECANCELED;
+	ret = dtp_query(&si->t, cmd, r);
+	if (ret < 0 && ret != -ENODATA && ret != -EMSGSIZE)
+		si->halted = true;
+	return ret;
+}
+
+/* query() with "<name>,<id>". */
+static int
+query_id(struct stats_instance *si, const char *name, unsigned int id, struct dtel_reply *r)
+{
+	char cmd[96];
+
+	snprintf(cmd, sizeof(cmd), "%s,%u", name, id);
+	return query(si, cmd, r);
+}
 
 static void
 derive(struct stats_instance *si, const struct dtp_id *id, const char *type, const char *ti,
@@ -203,7 +233,7 @@ read_basic(struct stats_instance *si, struct port_state *ps, const struct dtp_id
 	struct dtel_reply r;
 	int ret;
 
-	if (dtp_query_id(&si->t, "/ethdev/stats", ps->id, &r) < 0)
+	if (query_id(si, "/ethdev/stats", ps->id, &r) < 0)
 		return;
 	ret = dtel_parse_port_stats(&r, &st);
 	dtel_reply_release(&r);
@@ -248,7 +278,7 @@ read_xstats(struct stats_instance *si, struct port_state *ps, const struct dtp_i
 	struct dtel_reply r;
 	int ret;
 
-	if (dtp_query_id(&si->t, "/ethdev/xstats", ps->id, &r) < 0)
+	if (query_id(si, "/ethdev/xstats", ps->id, &r) < 0)
 		return;
 	ret = dtel_parse_xstats(&r, &x);
 	dtel_reply_release(&r);
@@ -275,7 +305,7 @@ read_link(struct stats_instance *si, struct port_state *ps, const struct dtp_id 
 	struct dtel_reply r;
 	int ret;
 
-	if (dtp_query_id(&si->t, "/ethdev/link_status", ps->id, &r) < 0)
+	if (query_id(si, "/ethdev/link_status", ps->id, &r) < 0)
 		return;
 	ret = dtel_parse_link(&r, &l);
 	dtel_reply_release(&r);
@@ -294,7 +324,7 @@ read_info(struct stats_instance *si, struct port_state *ps, const struct dtp_id 
 	struct dtel_reply r;
 	int ret;
 
-	if (!ps->have_info && dtp_query_id(&si->t, "/ethdev/info", ps->id, &r) == 0) {
+	if (!ps->have_info && query_id(si, "/ethdev/info", ps->id, &r) == 0) {
 		ret = dtel_parse_port_info(&r, &ps->info);
 		ps->have_info = ret == 0 && ps->info.port_id == ps->id;
 		if (ret < 0)
@@ -319,7 +349,7 @@ read_fwd_port(struct stats_instance *si, struct port_state *ps, const struct dtp
 	struct dtel_dict d;
 	int ret;
 
-	if (dtp_query_id(&si->t, "/fwd/port", ps->id, &r) < 0)
+	if (query_id(si, "/fwd/port", ps->id, &r) < 0)
 		return;
 	ret = dtel_parse_dict(&r, "/fwd/port", &d);
 	dtel_reply_release(&r);
@@ -400,7 +430,7 @@ read_fwd_lcores(struct stats_instance *si, cdtime_t now)
 	struct dtp_id id;
 	int ret;
 
-	if (dtp_query(&si->t, "/fwd/lcores", &r) < 0)
+	if (query(si, "/fwd/lcores", &r) < 0)
 		return;
 	ret = dtel_parse_fwd_lcores(&r, &l);
 	dtel_reply_release(&r);
@@ -430,7 +460,7 @@ read_eal_lcores(struct stats_instance *si, cdtime_t now)
 	struct dtp_id id;
 	int ret;
 
-	if (dtp_query(&si->t, "/eal/lcore/list", &r) < 0)
+	if (query(si, "/eal/lcore/list", &r) < 0)
 		return;
 	ret = dtel_parse_dict(&r, "/eal/lcore/list", &ids);
 	dtel_reply_release(&r);
@@ -439,7 +469,7 @@ read_eal_lcores(struct stats_instance *si, cdtime_t now)
 	for (size_t i = 0; i < ids.n; i++) {
 		if (ids.v[i].type != DTEL_VALUE_U64 || ids.v[i].v.u64 > UINT32_MAX)
 			continue;
-		if (dtp_query_id(&si->t, "/eal/lcore/info", (unsigned int)ids.v[i].v.u64, &r) < 0)
+		if (query_id(si, "/eal/lcore/info", (unsigned int)ids.v[i].v.u64, &r) < 0)
 			continue;
 		ret = dtel_parse_eal_lcore_info(&r, &li);
 		dtel_reply_release(&r);
@@ -477,7 +507,7 @@ read_heaps(struct stats_instance *si, const struct dtp_id *id)
 	char ti[32], what[48];
 	double v[4];
 
-	if (dtp_query(&si->t, "/eal/heap_list", &r) < 0)
+	if (query(si, "/eal/heap_list", &r) < 0)
 		return;
 	if (dtel_parse_dict(&r, "/eal/heap_list", &list) < 0) {
 		dtp_bad_reply(&si->t, "/eal/heap_list", -EPROTO, 1);
@@ -487,7 +517,7 @@ read_heaps(struct stats_instance *si, const struct dtp_id *id)
 	for (size_t i = 0; i < list.n; i++) {
 		if (list.v[i].type != DTEL_VALUE_U64 || list.v[i].v.u64 > UINT32_MAX)
 			continue;
-		if (dtp_query_id(&si->t, "/eal/heap_info", (unsigned int)list.v[i].v.u64, &r) < 0)
+		if (query_id(si, "/eal/heap_info", (unsigned int)list.v[i].v.u64, &r) < 0)
 			continue;
 		snprintf(what, sizeof(what), "/eal/heap_info,%" PRIu64, list.v[i].v.u64);
 		if (dtel_parse_dict(&r, "/eal/heap_info", &h) == 0) {
@@ -513,7 +543,7 @@ load_mempools(struct stats_instance *si)
 	struct dtel_reply r;
 
 	si->nmempools = 0;
-	if (dtp_query(&si->t, "/mempool/list", &r) < 0)
+	if (query(si, "/mempool/list", &r) < 0)
 		return;
 	if (dtel_parse_dict(&r, "/mempool/list", &list) == 0) {
 		for (size_t i = 0; i < list.n && si->nmempools < 16; i++)
@@ -538,7 +568,7 @@ read_mempools(struct stats_instance *si, const struct dtp_id *id)
 
 	for (size_t i = 0; i < si->nmempools; i++) {
 		snprintf(cmd, sizeof(cmd), "/mempool/info,%s", si->mempool_names[i]);
-		if (dtp_query(&si->t, cmd, &r) < 0)
+		if (query(si, cmd, &r) < 0)
 			continue;
 		if (dtel_parse_dict(&r, "/mempool/info", &d) == 0) {
 			if (dict_values(&d, keys, 2, v))
@@ -567,7 +597,7 @@ probe_caps(struct stats_instance *si)
 	struct dtel_dict d;
 
 	si->has_fwd_lcores = si->has_fwd_port = si->has_fwd_info = si->has_eal_lcore = false;
-	if (dtp_query(&si->t, "/", &r) < 0)
+	if (query(si, "/", &r) < 0)
 		return;
 	if (dtel_parse_dict(&r, "/", &d) == 0) {
 		for (size_t i = 0; i < d.n; i++) {
@@ -595,7 +625,7 @@ read_uptime(struct stats_instance *si, const struct dtp_id *id)
 	struct dtel_dict d;
 	double up = -1;
 
-	if (si->has_fwd_info && dtp_query(&si->t, "/fwd/info", &r) == 0) {
+	if (si->has_fwd_info && query(si, "/fwd/info", &r) == 0) {
 		if (dtel_parse_dict(&r, "/fwd/info", &d) == 0) {
 			e = dtel_dict_find(&d, "uptime_ms");
 			if (e != NULL && e->type == DTEL_VALUE_U64)
@@ -677,7 +707,8 @@ stats_read(user_data_t *ud)
 
 	if (__atomic_load_n(&si->retired, __ATOMIC_RELAXED))
 		return 0;
-	if (dtp_query(&si->t, "/ethdev/list", &list) < 0) {
+	si->halted = false;
+	if (query(si, "/ethdev/list", &list) < 0) {
 		dispatch_health(si, now, CDTIME_T_TO_DOUBLE(cdtime() - now));
 		return 0;
 	}

@@ -35,7 +35,12 @@ struct app {
 	bool swapped_fwd_port; /* /fwd/port answers for another port */
 	bool negative; /* counters of /ethdev/stats, /eal/heap_info, /mempool/info below 0 */
 	bool oversized_list; /* /ethdev/list larger than max_output_len */
+	bool hang_at_stats; /* from the first /ethdev/stats on, nothing answers (a stopped app) */
+	bool oversized_xstats; /* /ethdev/xstats larger than max_output_len */
 };
+
+/* A stopped application: set by the first /ethdev/stats of an app with hang_at_stats. */
+static int app_hung;
 
 static char *
 info_reply(unsigned int port)
@@ -105,7 +110,11 @@ app_handler(
 	if (fc_nvalues() > values_at_requests)
 		values_at_requests = fc_nvalues();
 #define IS(c) (n == strlen(c) && strncmp(req, c, n) == 0)
-	if (IS("/"))
+	if (a->hang_at_stats && IS("/ethdev/stats"))
+		__atomic_store_n(&app_hung, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&app_hung, __ATOMIC_SEQ_CST))
+		o->action = FAKE_SILENT;
+	else if (IS("/"))
 		o->data = root_list(a);
 	else if (IS("/ethdev/list") && a->oversized_list)
 		o->data = fs_printf("{\"/ethdev/list\":[0%*s]}", 17000, "");
@@ -131,6 +140,8 @@ app_handler(
 		o->data = fs_golden("dpdk-22.11/null_stats-4q.json", &o->len);
 	else if (IS("/ethdev/xstats") && a->null_xstats)
 		o->data = fs_printf("{\"/ethdev/xstats\":null}");
+	else if (IS("/ethdev/xstats") && a->oversized_xstats)
+		o->data = fs_printf("{\"/ethdev/xstats\":{\"x\":0%*s}}", 17000, "");
 	else if (IS("/ethdev/xstats") && a->full_xstats)
 		o->data = xstats_full();
 	else if (IS("/ethdev/xstats"))
@@ -195,6 +206,7 @@ setup(void **state)
 	fc_reset();
 	fc_load(module_register);
 	values_at_requests = 0;
+	app_hung = 0;
 	return 0;
 }
 
@@ -465,10 +477,9 @@ oversized_reply_logged_once(void **state)
 	(void)state;
 	start_app(&(struct app){.nports = 1, .oversized_list = true, .silent_stats_port = -1}, 1);
 	assert_int_equal(configure(NULL, NULL), 0);
-	for (int i = 0; i < 3; i++) {
-		usleep(30000); /* the connection it closed is reopened after the backoff */
+	/* No backoff after a bad reply: each read asks again at once. */
+	for (int i = 0; i < 3; i++)
 		assert_int_equal(fc_read_all(), 0);
-	}
 	assert_null(fc_find(PI ".port0", "if_packets", NULL));
 	assert_int_equal(must_find(PI, "telemetry_requests", "truncated")->v[0].derive, 3);
 	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 3);
@@ -488,12 +499,87 @@ hung_request_bounded_by_timeout(void **state)
 	assert_int_equal(configure("Timeout 0.2", NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
 	d = must_find(PI, "duration", "read");
-	/* One request waited 0.2 s; the rest of the read gave up at once (backoff). */
+	/* One request waited 0.2 s; the rest of the read asked nothing more. */
 	assert_true(d->v[0].gauge >= 0.19);
 	assert_true(d->v[0].gauge < 0.2 + 1.0);
 	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 0);
 	assert_int_equal(fc_logs_matching("does not answer within the timeout"), 1);
 	must_find(PI ".port0", "if_packets", NULL);
+}
+
+/*
+ * An application that stops answering in the middle of a read (kill -STOP) delays that read
+ * by one Timeout, not one per request left; the next read asks it again at once (nothing
+ * carried over from the failure). Before, every request left in the read waited its own
+ * Timeout once the library stopped refusing requests after a timeout.
+ */
+static void
+stopped_application_costs_one_timeout(void **state)
+{
+	const struct fc_value *d;
+	uint64_t sent;
+	unsigned int asked;
+
+	(void)state;
+	start_app(&(struct app){.nports = 4, .hang_at_stats = true, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure("Timeout 0.2", NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	d = must_find(PI, "duration", "read");
+	assert_true(d->v[0].gauge >= 0.19);
+	assert_true(d->v[0].gauge < 0.2 + 0.15);
+	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 0);
+	/* "/", "/ethdev/list" ("/mempool/list"...) then the /ethdev/stats,0 that hung: none
+	 * after it. */
+	asked = fs_requests(fx.fs);
+	sent = must_find(PI, "telemetry_requests", "sent")->v[0].derive;
+	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 1);
+	/* It answers again (kill -CONT): the very next read is sent and gets everything. */
+	__atomic_store_n(&app_hung, 0, __ATOMIC_SEQ_CST);
+	fx.app.hang_at_stats = false;
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	assert_true(fs_requests(fx.fs) > asked);
+	assert_true(must_find(PI, "telemetry_requests", "sent")->v[0].derive > (derive_t)sent);
+	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 1);
+	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 1);
+	must_find(PI ".port3", "if_packets", NULL);
+}
+
+/* Requests the library refuses unsent (reconnecting backs off after a refused connect) are
+ * neither sent nor failed: only the refused connect counts. */
+static void
+refused_unsent_not_counted(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 7);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
+	fs_stop(fx.fs);
+	fx.fs = NULL;
+	/* The first backoff is 25 ms: these reads follow each other well within it. */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 1);
+	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 0);
+}
+
+/* An oversized reply is blamed on its own command; the requests after it in the same read
+ * are answered and counted as such (the backoff used to refuse them with its error). */
+static void
+oversized_reply_blames_its_command(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .oversized_xstats = true, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 1);
+	assert_int_equal(must_find(PI, "telemetry_requests", "truncated")->v[0].derive, 1);
+	assert_int_equal(fc_logs_matching("sent a reply to /ethdev/xstats,0 larger than"), 1);
+	assert_int_equal(fc_logs_matching("larger than"), 1);
+	must_find(PI ".port0", "link_speed", NULL);
+	must_find(PI ".port0", "port_mtu", NULL);
+	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 1);
 }
 
 static void
@@ -874,6 +960,11 @@ main(void)
 			bad_counters_not_dispatched_logged_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(oversized_reply_logged_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(hung_request_bounded_by_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			stopped_application_costs_one_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(refused_unsent_not_counted, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			oversized_reply_blames_its_command, setup, teardown),
 		cmocka_unit_test_setup_teardown(restart_gives_one_warning, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			vanished_socket_logged_once_and_back, setup, teardown),

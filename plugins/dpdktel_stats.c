@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/dtp.h"
@@ -92,7 +92,6 @@ struct stats_instance {
 	struct dtp_target t;
 	const struct stats_opts *o;
 	bool discovered;
-	int retired; /* discovered, and its prefix dir is gone: read nothing (atomic) */
 	bool halted; /* this read met a connection-level failure: it asks nothing more */
 
 	struct port_state *ports;
@@ -109,10 +108,10 @@ struct stats_instance {
 	size_t nmempools;
 };
 
+static int start_discovered(const char *name, const char *path);
+
 /* Every instance, configured or discovered, so that discovery knows which sockets it has. */
-static pthread_mutex_t instances_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct stats_instance **instances;
-static size_t ninstances;
+static struct dtp_instances instances = DTP_INSTANCES_INIT(PLUGIN, start_discovered, NULL);
 
 /* Values and requests -------------------------------------------------------------------- */
 
@@ -705,8 +704,6 @@ stats_read(user_data_t *ud)
 	struct dtp_id id;
 	long old_pid;
 
-	if (__atomic_load_n(&si->retired, __ATOMIC_RELAXED))
-		return 0;
 	si->halted = false;
 	if (query(si, "/ethdev/list", &list) < 0) {
 		dispatch_health(si, now, CDTIME_T_TO_DOUBLE(cdtime() - now));
@@ -735,6 +732,8 @@ stats_read(user_data_t *ud)
 	return 0;
 }
 
+/* The free_func of the instance's read callback: collectd calls it when the callback is
+ * unregistered, at shutdown, and when registering it failed. */
 static void
 instance_free(void *p)
 {
@@ -742,14 +741,7 @@ instance_free(void *p)
 
 	if (si == NULL)
 		return;
-	pthread_mutex_lock(&instances_lock);
-	for (size_t i = 0; i < ninstances; i++) {
-		if (instances[i] == si) {
-			instances[i] = instances[--ninstances];
-			break;
-		}
-	}
-	pthread_mutex_unlock(&instances_lock);
+	dtp_instances_remove(&instances, si);
 	dtp_target_fini(&si->t);
 	free(si->ports);
 	free(si->lcores);
@@ -761,8 +753,8 @@ static int
 instance_start(const char *name, const char *path, const struct stats_opts *o, bool discovered)
 {
 	struct stats_instance *si = calloc(1, sizeof(*si));
-	struct stats_instance **v;
 	char cb[DTP_NAME_MAX + 32];
+	int ret;
 
 	if (si == NULL ||
 		dtp_target_init(&si->t, PLUGIN, name, path, (int)(o->timeout * 1000 + 0.5)) < 0) {
@@ -774,22 +766,21 @@ instance_start(const char *name, const char *path, const struct stats_opts *o, b
 	}
 	si->o = o;
 	si->discovered = discovered;
-	pthread_mutex_lock(&instances_lock);
-	v = realloc(instances, (ninstances + 1) * sizeof(struct stats_instance *));
-	if (v != NULL) {
-		instances = v;
-		instances[ninstances++] = si;
-	}
-	pthread_mutex_unlock(&instances_lock);
-	if (v == NULL) {
+	ret = dtp_instances_add(&instances, si, &si->t, discovered);
+	if (ret < 0) {
+		LOG(LOG_ERR, "instance '%s' (%s): %s", name, path,
+			ret == -EEXIST ? "another instance has that name" : "out of memory");
 		instance_free(si);
 		return -1;
 	}
+	/* Each instance's callback is "dpdktel_stats/<name>", discovery's is "dpdktel_stats":
+	 * names are unique, so collectd refuses none of them but for lack of memory. */
 	snprintf(cb, sizeof(cb), PLUGIN "/%s", name);
 	if (plugin_register_complex_read(PLUGIN, cb, stats_read, 0,
 		    &(user_data_t){.data = si, .free_func = instance_free}) != 0) {
+		/* collectd 5.12 has called instance_free already (plugin_register_complex_read
+		 * frees the user data of a callback it refuses): si is gone. */
 		LOG(LOG_ERR, "instance '%s': cannot register its read callback", name);
-		instance_free(si);
 		return -1;
 	}
 	LOG(LOG_INFO, "collecting DPDK application '%s' at %s%s", name, path,
@@ -799,71 +790,26 @@ instance_start(const char *name, const char *path, const struct stats_opts *o, b
 
 /* Discovery -------------------------------------------------------------------------------- */
 
-static struct stats_instance *
-find_by_path(const char *path)
-{
-	for (size_t i = 0; i < ninstances; i++)
-		if (strcmp(instances[i]->t.path, path) == 0)
-			return instances[i];
-	return NULL;
-}
-
-/*
- * A discovered instance whose socket went away stays (it is reported as up 0) while its
- * prefix dir exists; without the dir the application is not coming back: read nothing.
- */
-static void
-retire_vanished(const struct dtel_socket_info *list, int n)
-{
-	char dir[DTEL_PATH_MAX + 8];
-	struct stat st;
-
-	pthread_mutex_lock(&instances_lock);
-	for (size_t i = 0; i < ninstances; i++) {
-		struct stats_instance *si = instances[i];
-		bool found = false;
-
-		if (!si->discovered)
-			continue;
-		for (int k = 0; k < n && !found; k++)
-			found = strcmp(list[k].path, si->t.path) == 0;
-		snprintf(dir, sizeof(dir), "%s", si->t.path);
-		if (strrchr(dir, '/') != NULL)
-			*strrchr(dir, '/') = '\0';
-		__atomic_store_n(&si->retired, !found && stat(dir, &st) != 0, __ATOMIC_RELAXED);
-	}
-	pthread_mutex_unlock(&instances_lock);
-}
-
-static bool
-known(const char *path)
-{
-	bool found;
-
-	pthread_mutex_lock(&instances_lock);
-	found = find_by_path(path) != NULL;
-	pthread_mutex_unlock(&instances_lock);
-	return found;
-}
-
-static void
+static int
 start_discovered(const char *name, const char *path)
 {
-	instance_start(name, path, conf.global, true);
+	return instance_start(name, path, conf.global, true);
+}
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 static int
 discover_read(user_data_t *ud)
 {
-	static c_complain_t dir_complaint = C_COMPLAIN_INIT_STATIC;
-	struct dtel_socket_info *list = NULL;
-	int n;
-
 	(void)ud;
-	n = dtp_discover_pass(
-		PLUGIN, conf.runtime_dir, &dir_complaint, known, start_discovered, &list);
-	retire_vanished(list, n);
-	dtel_discover_free(list);
+	dtp_instances_discover(&instances, conf.runtime_dir, 0, now_ms());
 	return 0;
 }
 
@@ -912,8 +858,7 @@ stats_init(void)
 			    false) < 0)
 			return -1;
 	if (conf.discover &&
-		plugin_register_complex_read(PLUGIN, PLUGIN "/discover", discover_read, 0, NULL) !=
-			0)
+		plugin_register_complex_read(PLUGIN, PLUGIN, discover_read, 0, NULL) != 0)
 		return -1;
 	return 0;
 }

@@ -918,6 +918,53 @@ bad_configurations_refused(void **state)
 	}
 }
 
+/*
+ * Discovered names that clash (tests/common/test_util.h) each get a name of their own,
+ * renamed by a hash of the socket path and logged once; <Instance "discover"> beside
+ * Discover true keeps its name. On today's main they shared names: the values of two
+ * applications under one plugin instance.
+ */
+static void
+clashing_names_made_unique(void **state)
+{
+	char text[512], names[16][64];
+	size_t n = 0;
+
+	(void)state;
+	start_server(1);
+	assert_int_equal(test_plant_clashes(dir), 7);
+	snprintf(text, sizeof(text),
+		"PollInterval 0.05\nDiscover true\nRuntimeDir \"%s\"\n<Instance \"discover\">\n"
+		" SocketPath \"%s\"\n</Instance>\n",
+		dir, path);
+	assert_int_equal(fc_configure("dpdktel_events", text), 0);
+	assert_int_equal(fc_init(), 0);
+	assert_int_equal(fc_read_all(), 0);
+	for (size_t i = 0; i < fc_nlogs() && n < 16; i++) {
+		const char *needle = "watching DPDK application '";
+		const char *l = strstr(fc_log_at(i), needle), *end;
+
+		if (l == NULL)
+			continue;
+		l += strlen(needle);
+		end = strchr(l, '\'');
+		snprintf(names[n++], sizeof(names[0]), "%.*s", (int)(end - l), l);
+	}
+	if (n != 8)
+		fc_dump_logs();
+	assert_int_equal(n, 8);
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = i + 1; k < n; k++)
+			if (strcmp(names[i], names[k]) == 0)
+				fail_msg("two instances named '%s'", names[i]);
+	assert_string_equal(names[0], "discover");
+	assert_int_equal(fc_logs_matching("is named '"), 5);
+	/* Known now: the next pass starts nothing and logs no rename again. */
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_logs_matching("watching DPDK application '"), 8);
+	assert_int_equal(fc_logs_matching("is named '"), 5);
+}
+
 int
 main(void)
 {
@@ -953,6 +1000,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(bad_configurations_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			short_flap_window_one_error_per_block, setup, teardown),
+		cmocka_unit_test_setup_teardown(clashing_names_made_unique, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -789,6 +789,130 @@ discovery_finds_sockets(void **state)
 	assert_int_equal(fc_reads(), 2);
 }
 
+/* The instance names the "collecting" log lines give, each into names[] (at most max). */
+static size_t
+logged_names(const char *needle, char names[][DTP_NAME_MAX], size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < fc_nlogs() && n < max; i++) {
+		const char *l = strstr(fc_log_at(i), needle), *end;
+
+		if (l == NULL)
+			continue;
+		l += strlen(needle);
+		end = strchr(l, '\'');
+		assert_non_null(end);
+		snprintf(names[n++], DTP_NAME_MAX, "%.*s", (int)(end - l), l);
+	}
+	return n;
+}
+
+static void
+assert_distinct(char names[][DTP_NAME_MAX], size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = i + 1; k < n; k++)
+			if (strcmp(names[i], names[k]) == 0) {
+				fc_dump_logs();
+				fail_msg("two instances named '%s'", names[i]);
+			}
+}
+
+/*
+ * Discovered names that clash, planted by anyone who may write the runtime dir: each
+ * instance still gets a name of its own (renamed by a hash of its socket path, logged once),
+ * collectd refuses no callback, and nothing is freed twice. On today's main the prefix
+ * "discover" took the name of the discovery callback: collectd refused it and freed the
+ * instance, which the plugin then freed again (a double free ASan reports); the others
+ * were collected under one name.
+ */
+static void
+clashing_names_made_unique(void **state)
+{
+	char text[512], names[16][DTP_NAME_MAX];
+	size_t n;
+
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 1);
+	assert_int_equal(test_plant_clashes(fx.dir), 7);
+	/* <Instance "discover"> beside Discover true; its socket is under RuntimeDir too. */
+	snprintf(text, sizeof(text),
+		"Discover true\nRuntimeDir \"%s\"\n<Instance \"discover\">\n SocketPath "
+		"\"%s\"\n</Instance>\n",
+		fx.dir, fx.path);
+	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
+	assert_int_equal(fc_init(), 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_reads(), 1 + 1 + 7); /* discovery, "discover", the planted ones */
+	assert_int_equal(fc_logs_matching("cannot register"), 0);
+	assert_int_equal(fc_logs_matching("already registered"), 0);
+	n = logged_names("collecting DPDK application '", names, 16);
+	assert_int_equal(n, 8);
+	assert_distinct(names, n);
+	/* The configured instance keeps its name; each rename is logged once. */
+	must_find("discover.port0", "if_packets", NULL);
+	assert_int_equal(fc_logs_matching("is named '"), 5);
+	assert_int_equal(fc_logs_matching("is already the name of the <Instance> block for"), 1);
+	assert_int_equal(fc_logs_matching("is longer than 63 characters"), 2);
+	for (size_t i = 0; i < n; i++)
+		assert_true(strlen(names[i]) < DTP_NAME_MAX);
+}
+
+/* A discovered prefix "discover": on today's main its callback had the name of the
+ * discovery callback; collectd refused it and freed the instance, and the plugin freed it
+ * again (ASan: double free). */
+static void
+prefix_discover_collected(void **state)
+{
+	char text[256];
+
+	(void)state;
+	assert_int_equal(test_plant_stale(fx.dir, "discover", "dpdk_telemetry.v2"), 0);
+	snprintf(text, sizeof(text), "RuntimeDir \"%s\"", fx.dir);
+	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
+	assert_int_equal(fc_init(), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_reads(), 2);
+	assert_int_equal(fc_logs_matching("collecting DPDK application 'discover'"), 1);
+	assert_int_equal(fc_logs_matching("cannot register"), 0);
+	must_find("discover", "up", NULL);
+}
+
+/* collectd frees the user data of a callback it refuses: the plugin must not free it again
+ * (ASan reports a double free on today's main). */
+static void
+refused_registration_freed_once(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 1);
+	fc_refuse_reads(1);
+	assert_int_equal(configure(NULL, NULL), -1);
+	assert_int_equal(
+		fc_logs_matching("instance 'edge1': cannot register its read callback"), 1);
+	assert_int_equal(fc_reads(), 0);
+}
+
+/* A rename depends on the socket path alone: the same path gives the same name. */
+static void
+hashed_names(void **state)
+{
+	char a[DTP_NAME_MAX], b[DTP_NAME_MAX], c[DTP_NAME_MAX];
+
+	(void)state;
+	dtp_hashed_name("a_1", "/run/dpdk/a_1/dpdk_telemetry.v2", 0, a, sizeof(a));
+	dtp_hashed_name("a_1", "/run/dpdk/a_1/dpdk_telemetry.v2", 0, b, sizeof(b));
+	dtp_hashed_name("a_1", "/run/dpdk/a_1/dpdk_telemetry.v2", 1, c, sizeof(c));
+	assert_string_equal(a, b);
+	assert_int_equal(strlen(a), 3 + 1 + 8);
+	assert_memory_equal(a, "a_1_", 4);
+	assert_string_not_equal(a, c);
+	dtp_hashed_name(TEST_LONG_A, "/p/" TEST_LONG_A, 0, a, sizeof(a));
+	assert_int_equal(strlen(a), DTP_NAME_MAX - 1);
+}
+
 /* Configuration matrix ----------------------------------------------------------------- */
 
 struct bad_conf {
@@ -979,6 +1103,10 @@ main(void)
 			command_list_read_once_when_not_starting, setup, teardown),
 		cmocka_unit_test_setup_teardown(discovery_finds_sockets, setup, teardown),
 		cmocka_unit_test(ambiguous_names),
+		cmocka_unit_test_setup_teardown(clashing_names_made_unique, setup, teardown),
+		cmocka_unit_test(hashed_names),
+		cmocka_unit_test_setup_teardown(prefix_discover_collected, setup, teardown),
+		cmocka_unit_test_setup_teardown(refused_registration_freed_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_configurations_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(every_option_accepted, setup, teardown),
 		cmocka_unit_test_setup_teardown(several_errors_all_reported, setup, teardown),

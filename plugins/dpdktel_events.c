@@ -166,9 +166,11 @@ struct ev_instance {
 };
 
 static int start_discovered(const char *name, const char *path);
+static void instance_retire(void *inst);
 
 /* Every instance, configured or discovered (plugins/common/instances.c). */
-static struct dtp_instances instances = DTP_INSTANCES_INIT(PLUGIN, start_discovered, NULL);
+static struct dtp_instances instances =
+	DTP_INSTANCES_INIT(PLUGIN, start_discovered, instance_retire);
 
 static uint64_t
 now_ms(void)
@@ -1229,6 +1231,35 @@ fail:
 	return -1;
 }
 
+/* Ask the poll thread to stop; it ends after the poll in progress. */
+static void
+instance_stop(struct ev_instance *ei)
+{
+	pthread_mutex_lock(&ei->lock);
+	ei->stop = true;
+	pthread_cond_signal(&ei->wake);
+	pthread_mutex_unlock(&ei->lock);
+}
+
+/*
+ * A discovered instance whose application has been gone for RetireAfter: unlisted, its
+ * poll thread stopped and joined (it ends after the poll in progress, whose requests are
+ * bounded by Timeout; to a gone application they fail at once), and freed. Discovery calls
+ * this from the read callback, which is the only other user of instance pointers (it copies
+ * the list after discovery), and collectd never runs it on two threads at once.
+ */
+static void
+instance_retire(void *p)
+{
+	struct ev_instance *ei = p;
+
+	dtp_instances_remove(&instances, ei);
+	instance_stop(ei);
+	if (ei->running)
+		pthread_join(ei->thread, NULL);
+	instance_free(ei);
+}
+
 static int
 start_discovered(const char *name, const char *path)
 {
@@ -1238,7 +1269,8 @@ start_discovered(const char *name, const char *path)
 static void
 discover(void)
 {
-	dtp_instances_discover(&instances, conf.runtime_dir, 0, now_ms());
+	dtp_instances_discover(
+		&instances, conf.runtime_dir, (uint64_t)(conf.retire_after * 1000), now_ms());
 }
 
 /* collectd callbacks ----------------------------------------------------------------------- */
@@ -1376,14 +1408,8 @@ events_shutdown(void)
 	void **list;
 	size_t n = dtp_instances_take(&instances, true, &list);
 
-	for (size_t i = 0; i < n; i++) {
-		struct ev_instance *ei = list[i];
-
-		pthread_mutex_lock(&ei->lock);
-		ei->stop = true;
-		pthread_cond_signal(&ei->wake);
-		pthread_mutex_unlock(&ei->lock);
-	}
+	for (size_t i = 0; i < n; i++)
+		instance_stop(list[i]);
 	for (size_t i = 0; i < n; i++) {
 		struct ev_instance *ei = list[i];
 
@@ -1392,6 +1418,7 @@ events_shutdown(void)
 		instance_free(ei);
 	}
 	free(list);
+	dtp_instances_forget(&instances);
 	dtp_conf_free(&conf);
 	return 0;
 }

@@ -109,9 +109,11 @@ struct stats_instance {
 };
 
 static int start_discovered(const char *name, const char *path);
+static void instance_retire(void *inst);
 
 /* Every instance, configured or discovered, so that discovery knows which sockets it has. */
-static struct dtp_instances instances = DTP_INSTANCES_INIT(PLUGIN, start_discovered, NULL);
+static struct dtp_instances instances =
+	DTP_INSTANCES_INIT(PLUGIN, start_discovered, instance_retire);
 
 /* Values and requests -------------------------------------------------------------------- */
 
@@ -788,6 +790,22 @@ instance_start(const char *name, const char *path, const struct stats_opts *o, b
 	return 0;
 }
 
+/*
+ * A discovered instance whose application has been gone for RetireAfter: its read callback
+ * is unregistered, and collectd frees it (instance_free) on a read thread once a read that
+ * may be running has returned. Until then it stays listed; it is not retired twice.
+ */
+static void
+instance_retire(void *p)
+{
+	struct stats_instance *si = p;
+	char cb[DTP_NAME_MAX + 32];
+
+	snprintf(cb, sizeof(cb), PLUGIN "/%s", si->t.name);
+	if (plugin_unregister_read(cb) != 0)
+		LOG(LOG_ERR, "instance '%s': cannot unregister its read callback", si->t.name);
+}
+
 /* Discovery -------------------------------------------------------------------------------- */
 
 static int
@@ -809,7 +827,8 @@ static int
 discover_read(user_data_t *ud)
 {
 	(void)ud;
-	dtp_instances_discover(&instances, conf.runtime_dir, 0, now_ms());
+	dtp_instances_discover(
+		&instances, conf.runtime_dir, (uint64_t)(conf.retire_after * 1000), now_ms());
 	return 0;
 }
 
@@ -868,6 +887,7 @@ stats_shutdown(void)
 {
 	/* collectd has stopped the read threads and freed the instances with their read
 	 * callbacks by now: nothing points into the conf any more. */
+	dtp_instances_forget(&instances);
 	dtp_conf_free(&conf);
 	return 0;
 }

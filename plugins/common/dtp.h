@@ -96,8 +96,12 @@ struct dtp_conf {
 	bool discover;
 	bool discover_set;
 	char runtime_dir[DTEL_PATH_MAX];
+	double retire_after; /* RetireAfter: seconds a discovered application may be gone */
 	int errors; /* configuration errors logged so far: init refuses to start */
 };
+
+/** RetireAfter unless configured (seconds). */
+#define DTP_RETIRE_AFTER_DEFAULT 60
 
 /**
  * Start a conf: @defaults (opts_size bytes) are copied as the global values. A conf already
@@ -237,6 +241,13 @@ struct dtp_member {
 	uint64_t missing_ms; /* discovered: since when its application is gone; 0: it is not */
 };
 
+/** A stale socket file whose instance was retired: not discovered again while it is the same
+ * file (a new application binds a new one). */
+struct dtp_tomb {
+	char path[DTEL_PATH_MAX];
+	uint64_t ino, mtime_ns;
+};
+
 /**
  * The instances of one plugin, configured and discovered, behind one lock. Names are unique:
  * dtp_instances_add() refuses a name that is taken, and discovery gives each new socket a
@@ -247,6 +258,8 @@ struct dtp_instances {
 	pthread_mutex_t lock;
 	struct dtp_member *v;
 	size_t n;
+	struct dtp_tomb *tombs; /* only discovery passes use them: no lock */
+	size_t ntombs;
 	c_complain_t dir_complaint;
 	/** Start an instance for a socket discovery found; it calls dtp_instances_add(). */
 	int (*start)(const char *name, const char *path);
@@ -271,6 +284,8 @@ int dtp_instances_add(
 void dtp_instances_remove(struct dtp_instances *l, const void *inst);
 /** Whether an instance has socket @path. */
 bool dtp_instances_known(struct dtp_instances *l, const char *path);
+/** Forget the tombstones of retired stale sockets (at shutdown). */
+void dtp_instances_forget(struct dtp_instances *l);
 /** How many instances are listed. */
 size_t dtp_instances_count(struct dtp_instances *l);
 /**

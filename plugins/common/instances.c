@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "dtp.h"
 
@@ -179,6 +180,77 @@ unique_name(struct dtp_instances *l, const struct dtel_socket_info *si, char *bu
 	}
 }
 
+/* The identity of the socket file at @path; false when there is none. */
+static bool
+file_id(const char *path, uint64_t *ino, uint64_t *mtime_ns)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return false;
+	*ino = (uint64_t)st.st_ino;
+	*mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+	return true;
+}
+
+/* Whether @path is the stale socket file an instance was retired for (still the same file). */
+static bool
+entombed(struct dtp_instances *l, const char *path)
+{
+	uint64_t ino, mt;
+
+	for (size_t i = 0; i < l->ntombs; i++) {
+		if (strcmp(l->tombs[i].path, path) != 0)
+			continue;
+		if (file_id(path, &ino, &mt) && ino == l->tombs[i].ino &&
+			mt == l->tombs[i].mtime_ns)
+			return true;
+		l->tombs[i] = l->tombs[--l->ntombs]; /* another file now: discover it */
+		return false;
+	}
+	return false;
+}
+
+/* Remember a retired instance's socket file while it stays there (a stale socket). */
+static void
+entomb(struct dtp_instances *l, const char *path)
+{
+	struct dtp_tomb *v, t = {0};
+
+	if (!file_id(path, &t.ino, &t.mtime_ns))
+		return;
+	v = realloc(l->tombs, (l->ntombs + 1) * sizeof(*v));
+	if (v == NULL)
+		return; /* it is discovered again, then retired again */
+	snprintf(t.path, sizeof(t.path), "%s", path);
+	l->tombs = v;
+	l->tombs[l->ntombs++] = t;
+}
+
+/* Drop the tombstones of files that are gone. */
+static void
+sweep_tombs(struct dtp_instances *l, const struct dtel_socket_info *list, int n)
+{
+	for (size_t i = 0; i < l->ntombs;) {
+		bool listed = false;
+
+		for (int k = 0; k < n && !listed; k++)
+			listed = strcmp(list[k].path, l->tombs[i].path) == 0;
+		if (listed)
+			i++;
+		else
+			l->tombs[i] = l->tombs[--l->ntombs];
+	}
+}
+
+void
+dtp_instances_forget(struct dtp_instances *l)
+{
+	free(l->tombs);
+	l->tombs = NULL;
+	l->ntombs = 0;
+}
+
 /* Whether a discovered member's application is gone: its socket is not there, or refuses
  * connections (a stale socket: nothing behind it). Under the lock. */
 static bool
@@ -252,7 +324,7 @@ dtp_instances_discover(
 	for (int i = 0; i < n; i++) {
 		bool skip;
 
-		if (list[i].error == -ENAMETOOLONG)
+		if (list[i].error == -ENAMETOOLONG || entombed(l, list[i].path))
 			continue;
 		pthread_mutex_lock(&l->lock);
 		skip = at_path(l, list[i].path) != NULL;
@@ -268,14 +340,23 @@ dtp_instances_discover(
 				list[i].path, name, why);
 		l->start(name, list[i].path);
 	}
+	sweep_tombs(l, list, n);
 	if (l->retire != NULL) {
 		ngone = find_retired(l, list, n, retire_after_ms, now_ms, &gone);
 		for (size_t i = 0; i < ngone; i++) {
+			bool stale = false;
+
+			for (int k = 0; k < n && !stale; k++)
+				stale = strcmp(list[k].path, gone[i].path) == 0;
 			DTP_LOG(LOG_INFO, l->plugin,
 				"DPDK application '%s' (%s) has been gone for %.0f s, more than "
-				"RetireAfter: retired (found again if its socket comes back)",
+				"RetireAfter: retired (found again when %s)",
 				gone[i].name, gone[i].path,
-				(double)(now_ms - gone[i].missing_ms) / 1000.0);
+				(double)(now_ms - gone[i].missing_ms) / 1000.0,
+				stale ? "an application binds that socket anew"
+				      : "its socket comes back");
+			if (stale)
+				entomb(l, gone[i].path);
 			l->retire(gone[i].inst);
 		}
 		free(gone);

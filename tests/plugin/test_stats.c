@@ -895,6 +895,111 @@ refused_registration_freed_once(void **state)
 	assert_int_equal(fc_reads(), 0);
 }
 
+/* A live fake application at <fx.dir>/<prefix>/dpdk_telemetry.v2. */
+static struct fake_server *
+start_at(const char *prefix, long pid)
+{
+	char p[128];
+	struct fake_config cfg = {.handler = app_handler, .arg = &fx.app, .pid = pid, .path = p};
+	struct fake_server *fs;
+
+	snprintf(p, sizeof(p), "%s/%s", fx.dir, prefix);
+	mkdir(p, 0700);
+	strcat(p, "/dpdk_telemetry.v2");
+	fs = fs_start_path(&cfg);
+	assert_non_null(fs);
+	return fs;
+}
+
+/* Read until @n lines with @needle are logged; 5 s at most. */
+static void
+read_until_logged(const char *needle, size_t n)
+{
+	uint64_t deadline = test_now_ms() + 5000;
+
+	while (fc_logs_matching(needle) < n && test_now_ms() < deadline) {
+		usleep(20000);
+		assert_int_equal(fc_read_all(), 0);
+	}
+	if (fc_logs_matching(needle) < n) {
+		fc_dump_logs();
+		fail_msg("wanted %zu log lines with \"%s\"", n, needle);
+	}
+}
+
+/*
+ * Many short-lived discovered applications (per-run file prefixes): each instance is freed
+ * RetireAfter after its socket went away, its callback unregistered and its user data freed
+ * by collectd; none is left. On today's main they were marked retired and kept forever.
+ */
+static void
+short_lived_applications_retired(void **state)
+{
+	enum { N = 40 };
+	char text[256], prefix[32];
+
+	(void)state;
+	fx.app = (struct app){.nports = 1, .silent_stats_port = -1};
+	snprintf(text, sizeof(text), "RuntimeDir \"%s\"\nRetireAfter 1", fx.dir);
+	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
+	assert_int_equal(fc_init(), 0);
+	for (int i = 0; i < N; i++) {
+		struct fake_server *fs;
+
+		snprintf(prefix, sizeof(prefix), "run%d", i);
+		fs = start_at(prefix, 1000 + i);
+		assert_int_equal(fc_read_all(), 0);
+		fs_stop(fs); /* removes its socket, as DPDK does at exit */
+	}
+	assert_int_equal(fc_logs_matching("collecting DPDK application 'run"), N);
+	read_until_logged("RetireAfter: retired", N);
+	assert_int_equal(fc_read_all(), 0); /* the read thread frees what was unregistered */
+	assert_int_equal(fc_reads(), 1); /* discovery alone */
+	assert_int_equal(fc_reads_pending_free(), 0);
+	assert_int_equal(fc_logs_matching("has been gone for"), N);
+	/* One comes back: discovered anew, under the same name. */
+	fx.fs = start_at("run7", 2000);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_logs_matching("collecting DPDK application 'run7'"), 2);
+	must_find("run7.port0", "if_packets", NULL);
+}
+
+/* An application that restarts within RetireAfter keeps its instance, counters and restart
+ * detection; a stale socket (killed, file left) is retired; configured instances never. */
+static void
+restart_kept_stale_retired_configured_kept(void **state)
+{
+	char text[512];
+
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 100);
+	snprintf(text, sizeof(text),
+		"Discover true\nRuntimeDir \"%s\"\nRetireAfter 1\n<Instance \"conf\">\n"
+		" SocketPath \"%s/gone/dpdk_telemetry.v2\"\n</Instance>\n",
+		fx.dir, fx.dir);
+	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
+	assert_int_equal(fc_init(), 0);
+	/* Killed: its socket file stays, nothing accepts on it. */
+	assert_int_equal(test_plant_stale(fx.dir, "stale", "dpdk_telemetry.v2"), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_reads(), 4); /* discovery, conf, edge1, stale */
+	fs_stop(fx.fs);
+	assert_int_equal(fc_read_all(), 0);
+	usleep(300000);
+	assert_int_equal(fc_read_all(), 0);
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 200);
+	read_until_logged("RetireAfter: retired", 1);
+	assert_int_equal(fc_read_all(), 0);
+	/* Gone, retired; and not found again while it is the same stale file. */
+	assert_int_equal(fc_logs_matching("DPDK application 'stale' ("), 2);
+	assert_int_equal(fc_logs_matching("collecting DPDK application 'stale'"), 1);
+	assert_int_equal(fc_logs_matching("RetireAfter: retired"), 1);
+	assert_int_equal(fc_reads(), 3);
+	assert_int_equal(must_find(PI, "restarts", NULL)->v[0].derive, 1);
+	assert_int_equal(fc_notifications_matching("restarted (pid 100 → 200)", NULL), 1);
+	must_find("conf", "up", NULL);
+}
+
 /* A rename depends on the socket path alone: the same path gives the same name. */
 static void
 hashed_names(void **state)
@@ -966,6 +1071,16 @@ bad_configurations_refused(void **state)
 		{"Timeout 0", NULL, "option 'Timeout' has the out-of-range value 0"},
 		{"Timeout \"fast\"", NULL, "option 'Timeout' has the invalid value \"fast\""},
 		{"Timeout 61", NULL, "option 'Timeout' has the out-of-range value 61"},
+		{"RetireAfter 0", NULL,
+			"option 'RetireAfter' has the out-of-range value 0: expected seconds from "
+			"1 "
+			"to 86400"},
+		{"RetireAfter 86401", NULL,
+			"option 'RetireAfter' has the out-of-range value 86401"},
+		{"RetireAfter \"1m\"", NULL, "option 'RetireAfter' has the invalid value \"1m\""},
+		{NULL, "RetireAfter 5",
+			"<Instance \"edge1\">: option 'RetireAfter' belongs in the <Plugin "
+			"dpdktel_stats> block"},
 		{"Ports \"0-3,x\"", NULL,
 			"option 'Ports' has the invalid value \"0-3,x\": expected \"all\" or a "
 			"list of "
@@ -1038,6 +1153,8 @@ every_option_accepted(void **state)
 		"Ports \"0-3,8\"",
 		"Discover true",
 		"RuntimeDir \"/tmp\"",
+		"RetireAfter 1",
+		"RetireAfter 86400",
 	};
 
 	(void)state;
@@ -1105,6 +1222,9 @@ main(void)
 		cmocka_unit_test(ambiguous_names),
 		cmocka_unit_test_setup_teardown(clashing_names_made_unique, setup, teardown),
 		cmocka_unit_test(hashed_names),
+		cmocka_unit_test_setup_teardown(short_lived_applications_retired, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			restart_kept_stale_retired_configured_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(prefix_discover_collected, setup, teardown),
 		cmocka_unit_test_setup_teardown(refused_registration_freed_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_configurations_refused, setup, teardown),

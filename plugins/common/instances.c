@@ -296,13 +296,43 @@ find_retired(struct dtp_instances *l, const struct dtel_socket_info *list, int n
 	return nret;
 }
 
+/* Whether the plain name of @si is its prefix as it is. */
+static bool
+plain_first(const struct dtel_socket_info *si)
+{
+	return si->index == 0 && !dtp_name_ambiguous(si->prefix);
+}
+
+/* Start an instance for @si unless one has its path (or it is a retired stale file). */
+static void
+discover_one(struct dtp_instances *l, const struct dtel_socket_info *si)
+{
+	char name[DTP_NAME_MAX], why[DTEL_PATH_MAX + 64];
+	bool skip;
+
+	if (si->error == -ENAMETOOLONG || entombed(l, si->path))
+		return;
+	pthread_mutex_lock(&l->lock);
+	skip = at_path(l, si->path) != NULL;
+	if (!skip)
+		unique_name(l, si, name, sizeof(name), why, sizeof(why));
+	pthread_mutex_unlock(&l->lock);
+	if (skip)
+		return;
+	if (why[0] != '\0')
+		DTP_LOG(LOG_INFO, l->plugin,
+			"the DPDK application at %s is named '%s': the name its file prefix gives "
+			"%s",
+			si->path, name, why);
+	l->start(name, si->path);
+}
+
 int
 dtp_instances_discover(
 	struct dtp_instances *l, const char *dir, uint64_t retire_after_ms, uint64_t now_ms)
 {
 	struct dtel_socket_info *list = NULL;
 	struct dtp_member *gone = NULL;
-	char name[DTP_NAME_MAX], why[DTEL_PATH_MAX + 64];
 	int n = dtel_discover(dir, 0, &list);
 	size_t ngone;
 
@@ -320,26 +350,14 @@ dtp_instances_discover(
 			LOG_INFO, &l->dir_complaint, "%s plugin: reading %s again", l->plugin, dir);
 	}
 	/* Only this pass adds discovered instances, and collectd runs one callback on one
-	 * thread at a time: the name stays free between the check and the start. */
-	for (int i = 0; i < n; i++) {
-		bool skip;
-
-		if (list[i].error == -ENAMETOOLONG || entombed(l, list[i].path))
-			continue;
-		pthread_mutex_lock(&l->lock);
-		skip = at_path(l, list[i].path) != NULL;
-		if (!skip)
-			unique_name(l, &list[i], name, sizeof(name), why, sizeof(why));
-		pthread_mutex_unlock(&l->lock);
-		if (skip)
-			continue;
-		if (why[0] != '\0')
-			DTP_LOG(LOG_INFO, l->plugin,
-				"the DPDK application at %s is named '%s': the name its file "
-				"prefix gives %s",
-				list[i].path, name, why);
-		l->start(name, list[i].path);
-	}
+	 * thread at a time: the name stays free between the check and the start. Sockets
+	 * whose name is their prefix as it is go first, so that a prefix "a_1" keeps its name
+	 * beside an "a/dpdk_telemetry.v2:1" found in the same pass, and "x_port1" beside
+	 * "x.port1". */
+	for (int phase = 0; phase < 2; phase++)
+		for (int i = 0; i < n; i++)
+			if (plain_first(&list[i]) == (phase == 0))
+				discover_one(l, &list[i]);
 	sweep_tombs(l, list, n);
 	if (l->retire != NULL) {
 		ngone = find_retired(l, list, n, retire_after_ms, now_ms, &gone);

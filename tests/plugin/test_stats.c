@@ -856,6 +856,14 @@ clashing_names_made_unique(void **state)
 	assert_int_equal(fc_logs_matching("is named '"), 5);
 	assert_int_equal(fc_logs_matching("is already the name of the <Instance> block for"), 1);
 	assert_int_equal(fc_logs_matching("is longer than 63 characters"), 2);
+	/* A prefix keeps its own name against a name made from another socket's. */
+	assert_int_equal(fc_logs_matching("collecting DPDK application 'a_1' at /tmp/"), 1);
+	assert_int_equal(fc_logs_matching("'a_1' at /tmp/dtel-plug-"), 1);
+	assert_int_equal(fc_logs_matching("/a_1/dpdk_telemetry.v2 (discovered)"), 1);
+	assert_int_equal(fc_logs_matching("'x_port1' at "), 1);
+	assert_int_equal(fc_logs_matching("/x_port1/dpdk_telemetry.v2 (discovered)"), 1);
+	assert_int_equal(fc_logs_matching("x.port1/dpdk_telemetry.v2 is named 'x_port1_"), 1);
+	assert_int_equal(fc_logs_matching("a/dpdk_telemetry.v2:1 is named 'a_1_"), 1);
 	for (size_t i = 0; i < n; i++)
 		assert_true(strlen(names[i]) < DTP_NAME_MAX);
 }

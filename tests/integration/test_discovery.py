@@ -14,6 +14,7 @@ import pytest
 
 from helpers import dpdk
 from helpers.collectd import Collectd
+from helpers.process import status_field
 from helpers.wait import wait_until
 
 LONG_A = 'long_prefix_' + 'a' * 52 + '_1'  # 65 characters: cut to 63, the same for both
@@ -97,4 +98,64 @@ def test_clashing_names_planted(build_dir, source_dir, runtime):
             assert log.count(f'{plugin} plugin: the DPDK application at ') == 5, log
         assert 'already registered' not in log
         assert 'cannot register' not in log
+        assert cd.running()
+
+
+def threads(pid):
+    return int(status_field(pid, 'Threads'))
+
+
+def test_short_lived_applications_retired(build_dir, source_dir, runtime, fwd_bin):
+    """Real DPDK processes, each with a file prefix of its own, started and ended one or two
+    at a time under RetireAfter 1: every instance is retired in both plugins (one INFO line
+    each), and collectd's thread count and RSS come back to where they were. On today's main
+    dpdktel_events kept one poll thread per application ever seen."""
+    rundir = os.path.join(runtime, 'dpdk')
+    conf = both_plugins(rundir, extra='  RetireAfter 1\n')
+    n = 12
+
+    peak = [0]
+
+    def run(prefixes):
+        """Start these applications together, wait until both plugins have them, end them."""
+        apps = [dpdk.fwd(fwd_bin, prefix=p, nports=1, runtime_base=runtime) for p in prefixes]
+        try:
+            for a in apps:
+                a.start()
+            for p in prefixes:
+                cd.wait_value(f'dpdktel_stats-{p}/up', lambda row: row[1][0] == 1,
+                              what=f'{p} collected')
+                wait_until(lambda p=p: f"watching DPDK application '{p}'" in cd.log(), 10,
+                           f'{p} watched')
+            peak[0] = max(peak[0], threads(cd.pid))
+        finally:
+            for a in apps:
+                a.cleanup()
+
+    def retired(count):
+        log = cd.log()
+        return all(len(re.findall(pl + r" plugin: DPDK application '[^']+' \([^)]+\) has been "
+                                  r'gone for \d+ s, more than RetireAfter: retired', log))
+                   >= count for pl in ('dpdktel_stats', 'dpdktel_events'))
+
+    with Collectd(build_dir, source_dir, conf, ours=('dpdktel_stats', 'dpdktel_events'),
+                  interval=0.5) as cd:
+        # Warm up: the first application and its retirement allocate what stays (caches,
+        # arenas of the read threads); the baseline is taken after it.
+        run([dpdk.unique_prefix('w')])
+        wait_until(lambda: retired(1), 20, 'warm-up application retired')
+        base_threads, base_rss = threads(cd.pid), cd.rss_kib()
+        prefixes = [dpdk.unique_prefix('r') for _ in range(n)]
+        # Two at a time, then one at a time, alternately.
+        for i in range(0, n, 4):
+            run(prefixes[i:i + 2])
+            run(prefixes[i + 2:i + 3])
+            run(prefixes[i + 3:i + 4])
+        assert peak[0] > base_threads  # a poll thread per application while it ran
+        wait_until(lambda: retired(1 + n), 30, f'{n} more applications retired')
+        wait_until(lambda: threads(cd.pid) == base_threads, 10, 'thread count back')
+        rss = cd.rss_kib()
+        print(f'threads {base_threads} -> peak {peak[0]} -> {threads(cd.pid)}; '
+              f'RSS {base_rss} -> {rss} KiB')
+        assert rss - base_rss < 4096, (base_rss, rss)
         assert cd.running()

@@ -972,6 +972,48 @@ short_lived_applications_retired(void **state)
 	must_find("run7.port0", "if_packets", NULL);
 }
 
+/*
+ * collectd runs the instances' read callbacks and discovery on several threads at once
+ * (fc_read_all_threads): discovery retires instances while their own reads run elsewhere,
+ * and collectd frees each only after its read returned. ASan and TSan watch this one.
+ */
+static void
+reads_on_several_threads_while_retiring(void **state)
+{
+	enum { N = 6 };
+	struct fake_server *fs[N];
+	char text[256], prefix[16];
+	uint64_t deadline;
+
+	(void)state;
+	fx.app = (struct app){.nports = 2, .silent_stats_port = -1};
+	snprintf(text, sizeof(text), "RuntimeDir \"%s\"\nRetireAfter 1", fx.dir);
+	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
+	assert_int_equal(fc_init(), 0);
+	for (int i = 0; i < N; i++) {
+		snprintf(prefix, sizeof(prefix), "par%d", i);
+		fs[i] = start_at(prefix, 500 + i);
+	}
+	assert_int_equal(fc_read_all_threads(), 0); /* discovery registers them */
+	for (int r = 0; r < 3; r++)
+		assert_int_equal(fc_read_all_threads(), 0);
+	assert_int_equal(fc_reads(), 1 + N);
+	for (int i = 0; i < N; i++) {
+		snprintf(prefix, sizeof(prefix), "par%d.port1", i);
+		assert_true(fc_find_copy(prefix, "if_packets", NULL, NULL));
+	}
+	for (int i = 0; i < N; i++)
+		fs_stop(fs[i]);
+	deadline = test_now_ms() + 5000;
+	while ((fc_reads() > 1 || fc_reads_pending_free() > 0) && test_now_ms() < deadline) {
+		usleep(20000);
+		assert_int_equal(fc_read_all_threads(), 0);
+	}
+	assert_int_equal(fc_reads(), 1);
+	assert_int_equal(fc_reads_pending_free(), 0);
+	assert_int_equal(fc_logs_matching("RetireAfter: retired"), N);
+}
+
 /* An application that restarts within RetireAfter keeps its instance, counters and restart
  * detection; a stale socket (killed, file left) is retired; configured instances never. */
 static void
@@ -1231,6 +1273,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(clashing_names_made_unique, setup, teardown),
 		cmocka_unit_test(hashed_names),
 		cmocka_unit_test_setup_teardown(short_lived_applications_retired, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			reads_on_several_threads_while_retiring, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			restart_kept_stale_retired_configured_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(prefix_discover_collected, setup, teardown),

@@ -139,9 +139,12 @@ struct ev_instance {
 	size_t nlcores;
 };
 
-static pthread_mutex_t instances_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct ev_instance **instances;
-static size_t ninstances;
+static int start_discovered(const char *name, const char *path);
+static void instance_retire(void *inst);
+
+/* Every instance, configured or discovered (plugins/common/instances.c). */
+static struct dtp_instances instances =
+	DTP_INSTANCES_INIT(PLUGIN, start_discovered, instance_retire);
 
 static uint64_t
 now_ms(void)
@@ -1319,6 +1322,7 @@ instance_free(struct ev_instance *ei)
 {
 	if (ei == NULL)
 		return;
+	dtp_instances_remove(&instances, ei);
 	dtp_target_fini(&ei->t);
 	forget_state(ei);
 	pthread_mutex_destroy(&ei->lock);
@@ -1334,9 +1338,10 @@ instance_free(struct ev_instance *ei)
 static int
 instance_start(const char *name, const char *path, const struct events_opts *o, bool discovered)
 {
-	struct ev_instance *ei = calloc(1, sizeof(*ei)), **v;
+	struct ev_instance *ei = calloc(1, sizeof(*ei));
 	pthread_condattr_t ca;
 	char tname[16];
+	int ret;
 
 	if (ei == NULL)
 		return -1;
@@ -1355,14 +1360,13 @@ instance_start(const char *name, const char *path, const struct events_opts *o, 
 	};
 	if (dtp_target_init(&ei->t, PLUGIN, name, path, (int)(o->timeout * 1000 + 0.5)) < 0)
 		goto fail;
-	pthread_mutex_lock(&instances_lock);
-	v = realloc(instances, (ninstances + 1) * sizeof(struct ev_instance *));
-	if (v != NULL) {
-		instances = v;
-		instances[ninstances++] = ei;
+	ret = dtp_instances_add(&instances, ei, &ei->t, discovered);
+	if (ret == -EEXIST) {
+		LOG(LOG_ERR, "instance '%s' (%s): another instance has that name", name, path);
+		instance_free(ei);
+		return -1;
 	}
-	pthread_mutex_unlock(&instances_lock);
-	if (v == NULL)
+	if (ret < 0)
 		goto fail;
 	snprintf(tname, sizeof(tname), "dtev/%.10s", name);
 	if (plugin_thread_create(&ei->thread, poll_thread, ei, tname) != 0) {
@@ -1379,30 +1383,46 @@ fail:
 	return -1;
 }
 
-static bool
-known(const char *path)
+/* Ask the poll thread to stop; it ends after the poll in progress. */
+static void
+instance_stop(struct ev_instance *ei)
 {
-	bool found = false;
-
-	pthread_mutex_lock(&instances_lock);
-	for (size_t k = 0; k < ninstances && !found; k++)
-		found = strcmp(instances[k]->t.path, path) == 0;
-	pthread_mutex_unlock(&instances_lock);
-	return found;
+	pthread_mutex_lock(&ei->lock);
+	ei->stop = true;
+	pthread_cond_signal(&ei->wake);
+	pthread_mutex_unlock(&ei->lock);
 }
 
+/*
+ * A discovered instance whose application has been gone for RetireAfter: unlisted, its
+ * poll thread stopped and joined (it ends after the poll in progress, whose requests are
+ * bounded by Timeout; to a gone application they fail at once), and freed. Discovery calls
+ * this from the read callback, which is the only other user of instance pointers (it copies
+ * the list after discovery), and collectd never runs it on two threads at once.
+ */
 static void
+instance_retire(void *p)
+{
+	struct ev_instance *ei = p;
+
+	dtp_instances_remove(&instances, ei);
+	instance_stop(ei);
+	if (ei->running)
+		pthread_join(ei->thread, NULL);
+	instance_free(ei);
+}
+
+static int
 start_discovered(const char *name, const char *path)
 {
-	instance_start(name, path, conf.global, true);
+	return instance_start(name, path, conf.global, true);
 }
 
 static void
 discover(void)
 {
-	static c_complain_t dir_complaint = C_COMPLAIN_INIT_STATIC;
-
-	dtp_discover_pass(PLUGIN, conf.runtime_dir, &dir_complaint, known, start_discovered, NULL);
+	dtp_instances_discover(
+		&instances, conf.runtime_dir, (uint64_t)(conf.retire_after * 1000), now_ms());
 }
 
 /* collectd callbacks ----------------------------------------------------------------------- */
@@ -1436,20 +1456,16 @@ dispatch_snapshot(struct ev_instance *ei)
 static int
 events_read(user_data_t *ud)
 {
-	struct ev_instance **list;
+	void **list;
 	size_t n;
 
 	(void)ud;
 	if (conf.discover)
 		discover();
-	/* Instances are freed only at shutdown: a copy of the list is enough. */
-	pthread_mutex_lock(&instances_lock);
-	n = ninstances;
-	list = n ? malloc(n * sizeof(struct ev_instance *)) : NULL;
-	if (list != NULL)
-		memcpy(list, instances, n * sizeof(struct ev_instance *));
-	pthread_mutex_unlock(&instances_lock);
-	for (size_t i = 0; list != NULL && i < n; i++)
+	/* Instances are freed only here (discovery retires them) and at shutdown, and collectd
+	 * never runs one read callback on two threads at once: a copy of the list is safe. */
+	n = dtp_instances_take(&instances, false, &list);
+	for (size_t i = 0; i < n; i++)
 		dispatch_snapshot(list[i]);
 	free(list);
 	return 0;
@@ -1527,24 +1543,20 @@ events_init(void)
 static int
 events_shutdown(void)
 {
-	pthread_mutex_lock(&instances_lock);
-	for (size_t i = 0; i < ninstances; i++) {
-		struct ev_instance *ei = instances[i];
+	void **list;
+	size_t n = dtp_instances_take(&instances, true, &list);
 
-		pthread_mutex_lock(&ei->lock);
-		ei->stop = true;
-		pthread_cond_signal(&ei->wake);
-		pthread_mutex_unlock(&ei->lock);
+	for (size_t i = 0; i < n; i++)
+		instance_stop(list[i]);
+	for (size_t i = 0; i < n; i++) {
+		struct ev_instance *ei = list[i];
+
+		if (ei->running)
+			pthread_join(ei->thread, NULL);
+		instance_free(ei);
 	}
-	for (size_t i = 0; i < ninstances; i++) {
-		if (instances[i]->running)
-			pthread_join(instances[i]->thread, NULL);
-		instance_free(instances[i]);
-	}
-	free(instances);
-	instances = NULL;
-	ninstances = 0;
-	pthread_mutex_unlock(&instances_lock);
+	free(list);
+	dtp_instances_forget(&instances);
 	dtp_conf_free(&conf);
 	return 0;
 }

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/dtp.h"
@@ -92,7 +92,7 @@ struct stats_instance {
 	struct dtp_target t;
 	const struct stats_opts *o;
 	bool discovered;
-	int retired; /* discovered, and its prefix dir is gone: read nothing (atomic) */
+	bool halted; /* this read met a connection-level failure: it asks nothing more */
 
 	struct port_state *ports;
 	size_t nports;
@@ -108,12 +108,43 @@ struct stats_instance {
 	size_t nmempools;
 };
 
+static int start_discovered(const char *name, const char *path);
+static void instance_retire(void *inst);
+
 /* Every instance, configured or discovered, so that discovery knows which sockets it has. */
-static pthread_mutex_t instances_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct stats_instance **instances;
-static size_t ninstances;
+static struct dtp_instances instances =
+	DTP_INSTANCES_INIT(PLUGIN, start_discovered, instance_retire);
 
 /* Values and requests -------------------------------------------------------------------- */
+
+/*
+ * One request of the current read. After a failure of the connection (a timeout, -EBUSY, a
+ * closed or refused connection, garbage) the rest of the read sends nothing: a hung
+ * application delays one read by at most one Timeout, and the next read asks it again. A
+ * null reply or one cut by the application concerns that command only.
+ */
+static int
+query(struct stats_instance *si, const char *cmd, struct dtel_reply *r)
+{
+	int ret;
+
+	if (si->halted)
+		return -ECANCELED;
+	ret = dtp_query(&si->t, cmd, r);
+	if (ret < 0 && ret != -ENODATA && ret != -EMSGSIZE)
+		si->halted = true;
+	return ret;
+}
+
+/* query() with "<name>,<id>". */
+static int
+query_id(struct stats_instance *si, const char *name, unsigned int id, struct dtel_reply *r)
+{
+	char cmd[96];
+
+	snprintf(cmd, sizeof(cmd), "%s,%u", name, id);
+	return query(si, cmd, r);
+}
 
 static void
 derive(struct stats_instance *si, const struct dtp_id *id, const char *type, const char *ti,
@@ -203,7 +234,7 @@ read_basic(struct stats_instance *si, struct port_state *ps, const struct dtp_id
 	struct dtel_reply r;
 	int ret;
 
-	if (dtp_query_id(&si->t, "/ethdev/stats", ps->id, &r) < 0)
+	if (query_id(si, "/ethdev/stats", ps->id, &r) < 0)
 		return;
 	ret = dtel_parse_port_stats(&r, &st);
 	dtel_reply_release(&r);
@@ -248,7 +279,7 @@ read_xstats(struct stats_instance *si, struct port_state *ps, const struct dtp_i
 	struct dtel_reply r;
 	int ret;
 
-	if (dtp_query_id(&si->t, "/ethdev/xstats", ps->id, &r) < 0)
+	if (query_id(si, "/ethdev/xstats", ps->id, &r) < 0)
 		return;
 	ret = dtel_parse_xstats(&r, &x);
 	dtel_reply_release(&r);
@@ -275,7 +306,7 @@ read_link(struct stats_instance *si, struct port_state *ps, const struct dtp_id 
 	struct dtel_reply r;
 	int ret;
 
-	if (dtp_query_id(&si->t, "/ethdev/link_status", ps->id, &r) < 0)
+	if (query_id(si, "/ethdev/link_status", ps->id, &r) < 0)
 		return;
 	ret = dtel_parse_link(&r, &l);
 	dtel_reply_release(&r);
@@ -294,7 +325,7 @@ read_info(struct stats_instance *si, struct port_state *ps, const struct dtp_id 
 	struct dtel_reply r;
 	int ret;
 
-	if (!ps->have_info && dtp_query_id(&si->t, "/ethdev/info", ps->id, &r) == 0) {
+	if (!ps->have_info && query_id(si, "/ethdev/info", ps->id, &r) == 0) {
 		ret = dtel_parse_port_info(&r, &ps->info);
 		ps->have_info = ret == 0 && ps->info.port_id == ps->id;
 		if (ret < 0)
@@ -319,7 +350,7 @@ read_fwd_port(struct stats_instance *si, struct port_state *ps, const struct dtp
 	struct dtel_dict d;
 	int ret;
 
-	if (dtp_query_id(&si->t, "/fwd/port", ps->id, &r) < 0)
+	if (query_id(si, "/fwd/port", ps->id, &r) < 0)
 		return;
 	ret = dtel_parse_dict(&r, "/fwd/port", &d);
 	dtel_reply_release(&r);
@@ -400,7 +431,7 @@ read_fwd_lcores(struct stats_instance *si, cdtime_t now)
 	struct dtp_id id;
 	int ret;
 
-	if (dtp_query(&si->t, "/fwd/lcores", &r) < 0)
+	if (query(si, "/fwd/lcores", &r) < 0)
 		return;
 	ret = dtel_parse_fwd_lcores(&r, &l);
 	dtel_reply_release(&r);
@@ -430,7 +461,7 @@ read_eal_lcores(struct stats_instance *si, cdtime_t now)
 	struct dtp_id id;
 	int ret;
 
-	if (dtp_query(&si->t, "/eal/lcore/list", &r) < 0)
+	if (query(si, "/eal/lcore/list", &r) < 0)
 		return;
 	ret = dtel_parse_dict(&r, "/eal/lcore/list", &ids);
 	dtel_reply_release(&r);
@@ -439,7 +470,7 @@ read_eal_lcores(struct stats_instance *si, cdtime_t now)
 	for (size_t i = 0; i < ids.n; i++) {
 		if (ids.v[i].type != DTEL_VALUE_U64 || ids.v[i].v.u64 > UINT32_MAX)
 			continue;
-		if (dtp_query_id(&si->t, "/eal/lcore/info", (unsigned int)ids.v[i].v.u64, &r) < 0)
+		if (query_id(si, "/eal/lcore/info", (unsigned int)ids.v[i].v.u64, &r) < 0)
 			continue;
 		ret = dtel_parse_eal_lcore_info(&r, &li);
 		dtel_reply_release(&r);
@@ -477,7 +508,7 @@ read_heaps(struct stats_instance *si, const struct dtp_id *id)
 	char ti[32], what[48];
 	double v[4];
 
-	if (dtp_query(&si->t, "/eal/heap_list", &r) < 0)
+	if (query(si, "/eal/heap_list", &r) < 0)
 		return;
 	if (dtel_parse_dict(&r, "/eal/heap_list", &list) < 0) {
 		dtp_bad_reply(&si->t, "/eal/heap_list", -EPROTO, 1);
@@ -487,7 +518,7 @@ read_heaps(struct stats_instance *si, const struct dtp_id *id)
 	for (size_t i = 0; i < list.n; i++) {
 		if (list.v[i].type != DTEL_VALUE_U64 || list.v[i].v.u64 > UINT32_MAX)
 			continue;
-		if (dtp_query_id(&si->t, "/eal/heap_info", (unsigned int)list.v[i].v.u64, &r) < 0)
+		if (query_id(si, "/eal/heap_info", (unsigned int)list.v[i].v.u64, &r) < 0)
 			continue;
 		snprintf(what, sizeof(what), "/eal/heap_info,%" PRIu64, list.v[i].v.u64);
 		if (dtel_parse_dict(&r, "/eal/heap_info", &h) == 0) {
@@ -513,7 +544,7 @@ load_mempools(struct stats_instance *si)
 	struct dtel_reply r;
 
 	si->nmempools = 0;
-	if (dtp_query(&si->t, "/mempool/list", &r) < 0)
+	if (query(si, "/mempool/list", &r) < 0)
 		return;
 	if (dtel_parse_dict(&r, "/mempool/list", &list) == 0) {
 		for (size_t i = 0; i < list.n && si->nmempools < 16; i++)
@@ -538,7 +569,7 @@ read_mempools(struct stats_instance *si, const struct dtp_id *id)
 
 	for (size_t i = 0; i < si->nmempools; i++) {
 		snprintf(cmd, sizeof(cmd), "/mempool/info,%s", si->mempool_names[i]);
-		if (dtp_query(&si->t, cmd, &r) < 0)
+		if (query(si, cmd, &r) < 0)
 			continue;
 		if (dtel_parse_dict(&r, "/mempool/info", &d) == 0) {
 			if (dict_values(&d, keys, 2, v))
@@ -567,7 +598,7 @@ probe_caps(struct stats_instance *si)
 	struct dtel_dict d;
 
 	si->has_fwd_lcores = si->has_fwd_port = si->has_fwd_info = si->has_eal_lcore = false;
-	if (dtp_query(&si->t, "/", &r) < 0)
+	if (query(si, "/", &r) < 0)
 		return;
 	if (dtel_parse_dict(&r, "/", &d) == 0) {
 		for (size_t i = 0; i < d.n; i++) {
@@ -595,7 +626,7 @@ read_uptime(struct stats_instance *si, const struct dtp_id *id)
 	struct dtel_dict d;
 	double up = -1;
 
-	if (si->has_fwd_info && dtp_query(&si->t, "/fwd/info", &r) == 0) {
+	if (si->has_fwd_info && query(si, "/fwd/info", &r) == 0) {
 		if (dtel_parse_dict(&r, "/fwd/info", &d) == 0) {
 			e = dtel_dict_find(&d, "uptime_ms");
 			if (e != NULL && e->type == DTEL_VALUE_U64)
@@ -675,9 +706,8 @@ stats_read(user_data_t *ud)
 	struct dtp_id id;
 	long old_pid;
 
-	if (__atomic_load_n(&si->retired, __ATOMIC_RELAXED))
-		return 0;
-	if (dtp_query(&si->t, "/ethdev/list", &list) < 0) {
+	si->halted = false;
+	if (query(si, "/ethdev/list", &list) < 0) {
 		dispatch_health(si, now, CDTIME_T_TO_DOUBLE(cdtime() - now));
 		return 0;
 	}
@@ -704,6 +734,8 @@ stats_read(user_data_t *ud)
 	return 0;
 }
 
+/* The free_func of the instance's read callback: collectd calls it when the callback is
+ * unregistered, at shutdown, and when registering it failed. */
 static void
 instance_free(void *p)
 {
@@ -711,14 +743,7 @@ instance_free(void *p)
 
 	if (si == NULL)
 		return;
-	pthread_mutex_lock(&instances_lock);
-	for (size_t i = 0; i < ninstances; i++) {
-		if (instances[i] == si) {
-			instances[i] = instances[--ninstances];
-			break;
-		}
-	}
-	pthread_mutex_unlock(&instances_lock);
+	dtp_instances_remove(&instances, si);
 	dtp_target_fini(&si->t);
 	free(si->ports);
 	free(si->lcores);
@@ -730,8 +755,8 @@ static int
 instance_start(const char *name, const char *path, const struct stats_opts *o, bool discovered)
 {
 	struct stats_instance *si = calloc(1, sizeof(*si));
-	struct stats_instance **v;
 	char cb[DTP_NAME_MAX + 32];
+	int ret;
 
 	if (si == NULL ||
 		dtp_target_init(&si->t, PLUGIN, name, path, (int)(o->timeout * 1000 + 0.5)) < 0) {
@@ -743,22 +768,21 @@ instance_start(const char *name, const char *path, const struct stats_opts *o, b
 	}
 	si->o = o;
 	si->discovered = discovered;
-	pthread_mutex_lock(&instances_lock);
-	v = realloc(instances, (ninstances + 1) * sizeof(struct stats_instance *));
-	if (v != NULL) {
-		instances = v;
-		instances[ninstances++] = si;
-	}
-	pthread_mutex_unlock(&instances_lock);
-	if (v == NULL) {
+	ret = dtp_instances_add(&instances, si, &si->t, discovered);
+	if (ret < 0) {
+		LOG(LOG_ERR, "instance '%s' (%s): %s", name, path,
+			ret == -EEXIST ? "another instance has that name" : "out of memory");
 		instance_free(si);
 		return -1;
 	}
+	/* Each instance's callback is "dpdktel_stats/<name>", discovery's is "dpdktel_stats":
+	 * names are unique, so collectd refuses none of them but for lack of memory. */
 	snprintf(cb, sizeof(cb), PLUGIN "/%s", name);
 	if (plugin_register_complex_read(PLUGIN, cb, stats_read, 0,
 		    &(user_data_t){.data = si, .free_func = instance_free}) != 0) {
+		/* collectd 5.12 has called instance_free already (plugin_register_complex_read
+		 * frees the user data of a callback it refuses): si is gone. */
 		LOG(LOG_ERR, "instance '%s': cannot register its read callback", name);
-		instance_free(si);
 		return -1;
 	}
 	LOG(LOG_INFO, "collecting DPDK application '%s' at %s%s", name, path,
@@ -766,73 +790,45 @@ instance_start(const char *name, const char *path, const struct stats_opts *o, b
 	return 0;
 }
 
-/* Discovery -------------------------------------------------------------------------------- */
-
-static struct stats_instance *
-find_by_path(const char *path)
-{
-	for (size_t i = 0; i < ninstances; i++)
-		if (strcmp(instances[i]->t.path, path) == 0)
-			return instances[i];
-	return NULL;
-}
-
 /*
- * A discovered instance whose socket went away stays (it is reported as up 0) while its
- * prefix dir exists; without the dir the application is not coming back: read nothing.
+ * A discovered instance whose application has been gone for RetireAfter: its read callback
+ * is unregistered, and collectd frees it (instance_free) on a read thread once a read that
+ * may be running has returned. Until then it stays listed; it is not retired twice.
  */
 static void
-retire_vanished(const struct dtel_socket_info *list, int n)
+instance_retire(void *p)
 {
-	char dir[DTEL_PATH_MAX + 8];
-	struct stat st;
+	struct stats_instance *si = p;
+	char cb[DTP_NAME_MAX + 32];
 
-	pthread_mutex_lock(&instances_lock);
-	for (size_t i = 0; i < ninstances; i++) {
-		struct stats_instance *si = instances[i];
-		bool found = false;
-
-		if (!si->discovered)
-			continue;
-		for (int k = 0; k < n && !found; k++)
-			found = strcmp(list[k].path, si->t.path) == 0;
-		snprintf(dir, sizeof(dir), "%s", si->t.path);
-		if (strrchr(dir, '/') != NULL)
-			*strrchr(dir, '/') = '\0';
-		__atomic_store_n(&si->retired, !found && stat(dir, &st) != 0, __ATOMIC_RELAXED);
-	}
-	pthread_mutex_unlock(&instances_lock);
+	snprintf(cb, sizeof(cb), PLUGIN "/%s", si->t.name);
+	if (plugin_unregister_read(cb) != 0)
+		LOG(LOG_ERR, "instance '%s': cannot unregister its read callback", si->t.name);
 }
 
-static bool
-known(const char *path)
-{
-	bool found;
+/* Discovery -------------------------------------------------------------------------------- */
 
-	pthread_mutex_lock(&instances_lock);
-	found = find_by_path(path) != NULL;
-	pthread_mutex_unlock(&instances_lock);
-	return found;
-}
-
-static void
+static int
 start_discovered(const char *name, const char *path)
 {
-	instance_start(name, path, conf.global, true);
+	return instance_start(name, path, conf.global, true);
+}
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 static int
 discover_read(user_data_t *ud)
 {
-	static c_complain_t dir_complaint = C_COMPLAIN_INIT_STATIC;
-	struct dtel_socket_info *list = NULL;
-	int n;
-
 	(void)ud;
-	n = dtp_discover_pass(
-		PLUGIN, conf.runtime_dir, &dir_complaint, known, start_discovered, &list);
-	retire_vanished(list, n);
-	dtel_discover_free(list);
+	dtp_instances_discover(
+		&instances, conf.runtime_dir, (uint64_t)(conf.retire_after * 1000), now_ms());
 	return 0;
 }
 
@@ -881,8 +877,7 @@ stats_init(void)
 			    false) < 0)
 			return -1;
 	if (conf.discover &&
-		plugin_register_complex_read(PLUGIN, PLUGIN "/discover", discover_read, 0, NULL) !=
-			0)
+		plugin_register_complex_read(PLUGIN, PLUGIN, discover_read, 0, NULL) != 0)
 		return -1;
 	return 0;
 }
@@ -892,6 +887,7 @@ stats_shutdown(void)
 {
 	/* collectd has stopped the read threads and freed the instances with their read
 	 * callbacks by now: nothing points into the conf any more. */
+	dtp_instances_forget(&instances);
 	dtp_conf_free(&conf);
 	return 0;
 }

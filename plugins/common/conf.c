@@ -15,6 +15,16 @@
 
 #include "dtp.h"
 
+/* RetireAfter, in the <Plugin> block of both plugins (struct dtp_conf.retire_after). */
+static const struct dtp_option retire_option = {
+	.key = "RetireAfter",
+	.type = DTP_OPT_SECONDS,
+	.min = 1,
+	.max = 86400,
+	.expect = "seconds from 1 to 86400 that a discovered application may be gone before "
+		  "its instance is freed",
+};
+
 /* Options every plugin has, handled here rather than in the table. */
 static const char *const instance_keys[] = {"FilePrefix", "SocketPath"};
 
@@ -310,7 +320,9 @@ instance_block(struct dtp_conf *c, const oconfig_item_t *ci)
 		else if (strcasecmp(o->key, "RuntimeDir") == 0)
 			instance_string(c, o, where, inst->runtime_dir, sizeof(inst->runtime_dir),
 				"a directory, one string");
-		else if (strcasecmp(o->key, "Discover") == 0 || strcasecmp(o->key, "Instance") == 0)
+		else if (strcasecmp(o->key, "Discover") == 0 ||
+			strcasecmp(o->key, "Instance") == 0 ||
+			strcasecmp(o->key, "RetireAfter") == 0)
 			conf_error(c, where, "option '%s' belongs in the <Plugin %s> block", o->key,
 				c->plugin);
 		else
@@ -338,6 +350,13 @@ global_option(struct dtp_conf *c, const oconfig_item_t *ci)
 	} else if (strcasecmp(ci->key, "RuntimeDir") == 0) {
 		instance_string(c, ci, "", c->runtime_dir, sizeof(c->runtime_dir),
 			"a directory, one string");
+	} else if (strcasecmp(ci->key, "RetireAfter") == 0) {
+		int r = parse_seconds(ci, &retire_option, &c->retire_after);
+
+		if (r < 0)
+			conf_error(c, "", "option 'RetireAfter' has the %s value %s: expected %s",
+				r == -ERANGE ? "out-of-range" : "invalid",
+				describe(ci, vals, sizeof(vals)), retire_option.expect);
 	} else if (is_instance_key(ci->key)) {
 		conf_error(c, "",
 			"option '%s' belongs in an <Instance \"name\"> block; did you forget to "
@@ -364,6 +383,7 @@ dtp_conf_init(struct dtp_conf *c, const char *plugin, const struct dtp_option *t
 	if (c->global == NULL)
 		return -ENOMEM;
 	memcpy(c->global, defaults, opts_size);
+	c->retire_after = DTP_RETIRE_AFTER_DEFAULT;
 	return 0;
 }
 

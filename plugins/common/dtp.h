@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "collectd.h"
@@ -95,8 +96,12 @@ struct dtp_conf {
 	bool discover;
 	bool discover_set;
 	char runtime_dir[DTEL_PATH_MAX];
+	double retire_after; /* RetireAfter: seconds a discovered application may be gone */
 	int errors; /* configuration errors logged so far: init refuses to start */
 };
+
+/** RetireAfter unless configured (seconds). */
+#define DTP_RETIRE_AFTER_DEFAULT 60
 
 /**
  * Start a conf: @defaults (opts_size bytes) are copied as the global values. A conf already
@@ -217,18 +222,99 @@ double dtp_proc_uptime(long pid);
  */
 bool dtp_target_young(struct dtp_target *t);
 
-/** The instance name of a discovered socket: its prefix, plus "_N" for dpdk_telemetry.v2:N. */
+/**
+ * The plain instance name of a discovered socket: its prefix, plus "_N" for
+ * dpdk_telemetry.v2:N, with '_' for the last '.' of a name that would read as a port or lcore
+ * of another instance (dtp_name_ambiguous()). Cut to @size; dtp_instances_discover() makes it
+ * unique.
+ */
 void dtp_discovered_name(const struct dtel_socket_info *si, char *buf, size_t size);
 
 /**
- * One discovery pass over @dir: start(name, path) for every socket that is not known(path)
- * (names from dtp_discovered_name()). A dir that cannot be read is logged once through
- * @complaint (and its return once), and counts as empty. Returns the number of sockets;
- * with @ret_list the list, which the caller frees with dtel_discover_free(), else freed here.
+ * The name dtp_discovered_name() gives when the plain one cannot be used: the first
+ * size - 10 characters of @name, "_" and 8 hex digits of a hash of @path (and @salt, 0 but
+ * when that name is taken too). The same path always gives the same name.
  */
-int dtp_discover_pass(const char *plugin, const char *dir, c_complain_t *complaint,
-	bool (*known)(const char *path), void (*start)(const char *name, const char *path),
-	struct dtel_socket_info **ret_list);
+void dtp_hashed_name(const char *name, const char *path, unsigned int salt, char *buf, size_t size);
+
+/* Instances ------------------------------------------------------------------------------ */
+
+/** One instance in a plugin's list. */
+struct dtp_member {
+	void *inst; /* the plugin's instance */
+	char name[DTP_NAME_MAX];
+	char path[DTEL_PATH_MAX];
+	struct dtel_shared *sh; /* the instance's, valid while it is listed */
+	bool discovered;
+	bool retiring; /* handed to retire(): listed until the instance is freed */
+	uint64_t missing_ms; /* discovered: since when its application is gone; 0: it is not */
+};
+
+/** A stale socket file whose instance was retired: not discovered again while it is the same
+ * file (a new application binds a new one). */
+struct dtp_tomb {
+	char path[DTEL_PATH_MAX];
+	uint64_t ino, mtime_ns;
+};
+
+/**
+ * The instances of one plugin, configured and discovered, behind one lock. Names are unique:
+ * dtp_instances_add() refuses a name that is taken, and discovery gives each new socket a
+ * name no other instance has (dtp_instances_discover()).
+ */
+struct dtp_instances {
+	const char *plugin;
+	pthread_mutex_t lock;
+	struct dtp_member *v;
+	size_t n;
+	struct dtp_tomb *tombs; /* only discovery passes use them: no lock */
+	size_t ntombs;
+	c_complain_t dir_complaint;
+	/** Start an instance for a socket discovery found; it calls dtp_instances_add(). */
+	int (*start)(const char *name, const char *path);
+	/**
+	 * Stop a discovered instance whose application is gone; NULL: never. It is freed now or
+	 * later, and calls dtp_instances_remove() then; until that it stays listed (its path
+	 * known and its name taken) and retire() is not called for it again.
+	 */
+	void (*retire)(void *inst);
+};
+
+#define DTP_INSTANCES_INIT(plugin_, start_, retire_)                                            \
+	{                                                                                       \
+		.plugin = (plugin_), .lock = PTHREAD_MUTEX_INITIALIZER,                         \
+		.dir_complaint = C_COMPLAIN_INIT_STATIC, .start = (start_), .retire = (retire_) \
+	}
+
+/** List @inst under the name and path of target @t. 0, -EEXIST (name taken) or -ENOMEM. */
+int dtp_instances_add(
+	struct dtp_instances *l, void *inst, const struct dtp_target *t, bool discovered);
+/** Unlist @inst (before its target is finalized). Accepts one that is not listed. */
+void dtp_instances_remove(struct dtp_instances *l, const void *inst);
+/** Whether an instance has socket @path. */
+bool dtp_instances_known(struct dtp_instances *l, const char *path);
+/** Forget the tombstones of retired stale sockets (at shutdown). */
+void dtp_instances_forget(struct dtp_instances *l);
+/** How many instances are listed. */
+size_t dtp_instances_count(struct dtp_instances *l);
+/**
+ * A malloc'ed copy of the instance pointers into *ret_list (NULL when there are none or no
+ * memory); returns their number. With @all the list is emptied too (shutdown).
+ */
+size_t dtp_instances_take(struct dtp_instances *l, bool all, void ***ret_list);
+
+/**
+ * One discovery pass over @dir. Each socket no instance has gets start(name, path): the name
+ * is dtp_discovered_name(), unless that is longer than DTP_NAME_MAX - 1 or taken by another
+ * instance; then dtp_hashed_name(), logged once (INFO) with the reason. With a retire
+ * callback, a discovered instance whose socket is gone from @dir or refuses connections
+ * (stale: no process behind it) is retire()d once it has been so for @retire_after_ms
+ * (monotonic @now_ms), with one INFO line; it comes back as a new instance when its socket
+ * does. A dir that cannot be read is logged once (and its return once); a missing dir
+ * counts as empty, another error retires nothing. Returns the number of sockets or -errno.
+ */
+int dtp_instances_discover(
+	struct dtp_instances *l, const char *dir, uint64_t retire_after_ms, uint64_t now_ms);
 
 /**
  * Whether every type in @types is in collectd's types (TypesDB); else one error naming the

@@ -312,36 +312,6 @@ dtp_slot(void *arr, size_t *n, size_t size, unsigned int id, size_t *ret_i, bool
 	return v;
 }
 
-int
-dtp_discover_pass(const char *plugin, const char *dir, c_complain_t *complaint,
-	bool (*known)(const char *path), void (*start)(const char *name, const char *path),
-	struct dtel_socket_info **ret_list)
-{
-	struct dtel_socket_info *list = NULL;
-	char name[DTP_NAME_MAX];
-	int n = dtel_discover(dir, 0, &list);
-
-	if (n < 0) {
-		c_complain_once(LOG_WARNING, complaint,
-			"%s plugin: cannot read the DPDK runtime dir %s: %s", plugin, dir,
-			dtel_strerror(n));
-		n = 0;
-	} else {
-		c_release(LOG_INFO, complaint, "%s plugin: reading %s again", plugin, dir);
-	}
-	for (int i = 0; i < n; i++) {
-		if (list[i].error == -ENAMETOOLONG || known(list[i].path))
-			continue;
-		dtp_discovered_name(&list[i], name, sizeof(name));
-		start(name, list[i].path);
-	}
-	if (ret_list != NULL)
-		*ret_list = list;
-	else
-		dtel_discover_free(list);
-	return n;
-}
-
 bool
 dtp_types_defined(const char *plugin, const char *const *types, size_t n, const char *doc)
 {

@@ -1,5 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The stand-in collectd daemon of the plugin suite (see fake_collectd.h). */
+/*
+ * The stand-in collectd daemon of the plugin suite (see fake_collectd.h).
+ *
+ * Each contract of collectd 5.12 that the plugins rely on is imitated here with a comment
+ * naming the function of collectd-5.12.0 it comes from (src/daemon/plugin.c unless said
+ * otherwise): who frees a read callback's user data on each path, when an unregistered
+ * callback is freed, that read callbacks of different names run on several threads at once
+ * but one callback never on two, and what plugin_dispatch_values() and
+ * plugin_dispatch_notification() copy.
+ */
 #include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
@@ -24,7 +33,9 @@ struct read_cb {
 	char name[DATA_MAX_NAME_LEN];
 	plugin_read_cb cb;
 	user_data_t ud;
-	bool removed;
+	bool removed; /* unregistered: never called again */
+	bool freed; /* its user data was freed */
+	bool running; /* called right now (on some thread) */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -39,6 +50,7 @@ static plugin_shutdown_cb shutdowns[16];
 static size_t nshutdowns;
 static struct read_cb reads[MAX_CALLBACKS];
 static size_t nreads;
+static int refuse_reads; /* registrations still to refuse, as for lack of memory */
 
 static struct fc_value *values;
 static size_t nvalues, capvalues;
@@ -145,6 +157,20 @@ plugin_register_shutdown(const char *name, plugin_shutdown_cb callback)
 	return 0;
 }
 
+/* free_userdata(): free_func(data), when both are set. */
+static void
+free_userdata(const user_data_t *ud)
+{
+	if (ud != NULL && ud->data != NULL && ud->free_func != NULL)
+		ud->free_func(ud->data);
+}
+
+/*
+ * plugin_register_complex_read() and plugin_insert_read(): a name that is registered already
+ * is refused with EINVAL (a warning "The read function ... is already registered"), and on
+ * every failure, that one included, collectd itself calls free_userdata(user_data) before
+ * returning: the caller must not free the data again.
+ */
 int
 plugin_register_complex_read(const char *group, const char *name, plugin_read_cb callback,
 	cdtime_t interval, user_data_t const *user_data)
@@ -154,37 +180,97 @@ plugin_register_complex_read(const char *group, const char *name, plugin_read_cb
 	(void)group;
 	(void)interval;
 	pthread_mutex_lock(&lock);
-	for (size_t i = 0; i < nreads; i++)
+	if (refuse_reads > 0) {
+		refuse_reads--;
+		r = ENOMEM; /* the calloc() that fails: free_userdata(user_data), ENOMEM */
+	}
+	for (size_t i = 0; r == 0 && i < nreads; i++)
 		if (!reads[i].removed && strcmp(reads[i].name, name) == 0)
-			r = -1; /* collectd refuses a second callback of one name */
+			r = EINVAL;
 	if (r == 0 && nreads < MAX_CALLBACKS) {
+		memset(&reads[nreads], 0, sizeof(reads[0]));
 		sstrncpy(reads[nreads].name, name, sizeof(reads[0].name));
 		reads[nreads].cb = callback;
 		reads[nreads].ud = user_data ? *user_data : (user_data_t){0};
-		reads[nreads].removed = false;
 		nreads++;
-	} else {
-		r = -1;
+	} else if (r == 0) {
+		r = ENOMEM;
+	}
+	pthread_mutex_unlock(&lock);
+	if (r != 0) {
+		plugin_log(LOG_WARNING,
+			"fake_collectd: The read function \"%s\" is already registered or "
+			"there is no room",
+			name);
+		free_userdata(user_data);
+	}
+	return r;
+}
+
+/*
+ * plugin_unregister_read() only marks the callback RF_REMOVE; plugin_read_thread() frees it
+ * (destroy_callback(): free_userdata) when it next takes it from the heap, on a read thread,
+ * after a call that is running has returned. Here: at the next fc_read*() pass, or at
+ * shutdown. The name is free again at once.
+ */
+int
+plugin_unregister_read(const char *name)
+{
+	int r = -ENOENT;
+
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < nreads; i++) {
+		if (!reads[i].removed && strcmp(reads[i].name, name) == 0) {
+			reads[i].removed = true;
+			r = 0;
+			break;
+		}
 	}
 	pthread_mutex_unlock(&lock);
 	return r;
 }
 
-int
-plugin_unregister_read(const char *name)
+/* What a read thread does with callbacks marked for removal: free their user data. */
+static void
+free_removed(void)
+{
+	for (;;) {
+		user_data_t ud = {0};
+		bool found = false;
+
+		pthread_mutex_lock(&lock);
+		for (size_t i = 0; i < nreads && !found; i++) {
+			if (reads[i].removed && !reads[i].freed && !reads[i].running) {
+				reads[i].freed = true;
+				ud = reads[i].ud;
+				found = true;
+			}
+		}
+		pthread_mutex_unlock(&lock);
+		if (!found)
+			return;
+		free_userdata(&ud);
+	}
+}
+
+void
+fc_refuse_reads(int n)
 {
 	pthread_mutex_lock(&lock);
-	for (size_t i = 0; i < nreads; i++) {
-		if (!reads[i].removed && strcmp(reads[i].name, name) == 0) {
-			reads[i].removed = true;
-			pthread_mutex_unlock(&lock);
-			if (reads[i].ud.free_func)
-				reads[i].ud.free_func(reads[i].ud.data);
-			return 0;
-		}
-	}
+	refuse_reads = n;
 	pthread_mutex_unlock(&lock);
-	return -1;
+}
+
+size_t
+fc_reads_pending_free(void)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < nreads; i++)
+		n += reads[i].removed && !reads[i].freed;
+	pthread_mutex_unlock(&lock);
+	return n;
 }
 
 cdtime_t
@@ -231,6 +317,12 @@ grow(void *v, size_t *cap, size_t n, size_t size)
 	return v;
 }
 
+/*
+ * plugin_dispatch_values() -> plugin_write_enqueue() -> plugin_value_list_clone(): the
+ * value list, its values and its meta data are copied before it returns (host defaults to
+ * hostname_g, time 0 to now), so the caller may reuse its buffers at once. Recorded here
+ * as a copy for the same reason.
+ */
 int
 plugin_dispatch_values(value_list_t const *vl)
 {
@@ -251,7 +343,7 @@ plugin_dispatch_values(value_list_t const *vl)
 	sstrncpy(r->plugin_instance, vl->plugin_instance, sizeof(r->plugin_instance));
 	sstrncpy(r->type, vl->type, sizeof(r->type));
 	sstrncpy(r->type_instance, vl->type_instance, sizeof(r->type_instance));
-	r->time = vl->time;
+	r->time = vl->time != 0 ? vl->time : cdtime();
 	r->n = vl->values_len;
 	for (size_t i = 0; i < r->n; i++) {
 		r->v[i] = vl->values[i];
@@ -275,6 +367,12 @@ append_meta(struct fc_notification *r, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * plugin_dispatch_notification() calls each notification callback synchronously with the
+ * caller's notification_t and frees nothing of it (the caller frees its meta data with
+ * plugin_notification_meta_free()); a callback copies what it keeps. So the caller may
+ * reuse or free everything once it returns: recorded as a copy.
+ */
 int
 plugin_dispatch_notification(const notification_t *n)
 {
@@ -489,17 +587,46 @@ fc_init(void)
 	return 0;
 }
 
+/* Call read callback i, unless it was removed; -2 when it was. */
+static int
+call_read(size_t i)
+{
+	plugin_read_cb cb;
+	user_data_t *ud;
+	int r;
+
+	pthread_mutex_lock(&lock);
+	if (reads[i].removed || reads[i].running) {
+		pthread_mutex_unlock(&lock);
+		return -2;
+	}
+	/* plugin_read_thread() takes a callback off the heap while it runs it: one callback
+	 * never runs on two threads at once. It passes &rf->rf_udata, collectd's own copy. */
+	reads[i].running = true;
+	cb = reads[i].cb;
+	ud = &reads[i].ud;
+	pthread_mutex_unlock(&lock);
+	r = cb(ud);
+	pthread_mutex_lock(&lock);
+	reads[i].running = false;
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
 int
 fc_read(const char *name)
 {
+	int r = -1;
+
+	free_removed();
 	for (size_t i = 0; i < nreads; i++) {
 		if (!reads[i].removed && strcmp(reads[i].name, name) == 0) {
-			user_data_t ud = reads[i].ud;
-
-			return reads[i].cb(&ud);
+			r = call_read(i);
+			break;
 		}
 	}
-	return -1;
+	free_removed();
+	return r;
 }
 
 int
@@ -507,14 +634,62 @@ fc_read_all(void)
 {
 	int ret = 0;
 
+	free_removed();
 	/* Callbacks registered during this pass (discovery) run in it too, as collectd would
 	 * run a new callback right away. */
 	for (size_t i = 0; i < nreads; i++) {
-		user_data_t ud = reads[i].ud;
+		int r = call_read(i);
 
-		if (!reads[i].removed && reads[i].cb(&ud) != 0)
+		if (r != 0 && r != -2)
 			ret = -1;
 	}
+	free_removed();
+	return ret;
+}
+
+struct read_job {
+	size_t i;
+	int ret;
+};
+
+static void *
+read_job(void *arg)
+{
+	struct read_job *j = arg;
+
+	j->ret = call_read(j->i);
+	return NULL;
+}
+
+/*
+ * start_read_threads() starts ReadThreads threads (5 unless configured), and each runs
+ * whichever callback is due next (plugin_read_thread()): callbacks of different names,
+ * here each instance's, run at the same time. One pass here runs every callback that is
+ * registered when it starts, each on its own thread, all at once.
+ */
+int
+fc_read_all_threads(void)
+{
+	struct read_job jobs[MAX_CALLBACKS];
+	pthread_t tids[MAX_CALLBACKS];
+	size_t n;
+	int ret = 0;
+
+	free_removed();
+	pthread_mutex_lock(&lock);
+	n = nreads;
+	pthread_mutex_unlock(&lock);
+	for (size_t i = 0; i < n; i++) {
+		jobs[i] = (struct read_job){.i = i};
+		if (pthread_create(&tids[i], NULL, read_job, &jobs[i]) != 0)
+			abort();
+	}
+	for (size_t i = 0; i < n; i++) {
+		pthread_join(tids[i], NULL);
+		if (jobs[i].ret != 0 && jobs[i].ret != -2)
+			ret = -1;
+	}
+	free_removed();
 	return ret;
 }
 
@@ -528,15 +703,17 @@ fc_reads(void)
 	return n;
 }
 
+/*
+ * plugin_shutdown_all(): stop_read_threads(), then destroy_read_heap() frees the user data
+ * of every read callback (those marked for removal included), and only then do the shutdown
+ * callbacks run.
+ */
 void
 fc_shutdown(void)
 {
-	/* As collectd: read callbacks (and their user data) go first, then shutdown. */
-	for (size_t i = 0; i < nreads; i++) {
-		if (!reads[i].removed && reads[i].ud.free_func)
-			reads[i].ud.free_func(reads[i].ud.data);
+	for (size_t i = 0; i < nreads; i++)
 		reads[i].removed = true;
-	}
+	free_removed();
 	for (size_t i = 0; i < nshutdowns; i++)
 		shutdowns[i]();
 }
@@ -557,6 +734,7 @@ void
 fc_reset(void)
 {
 	fc_clear_records();
+	refuse_reads = 0;
 	nconfigs = ninits = nshutdowns = nreads = 0;
 }
 

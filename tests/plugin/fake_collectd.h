@@ -46,6 +46,15 @@ int fc_configure(const char *plugin, const char *text);
 int fc_init(void);
 /** Run every registered read callback once, in registration order (new ones included). */
 int fc_read_all(void);
+/**
+ * Run every registered read callback once, each on its own thread, all at the same time (as
+ * collectd's read threads run the callbacks of different instances).
+ */
+int fc_read_all_threads(void);
+/** Refuse the next @n read callback registrations, as collectd does without memory. */
+void fc_refuse_reads(int n);
+/** Read callbacks unregistered whose user data is not freed yet (freed at the next pass). */
+size_t fc_reads_pending_free(void);
 /** Run the read callback registered under @name; -1 when there is none. */
 int fc_read(const char *name);
 /** Number of registered read callbacks. */

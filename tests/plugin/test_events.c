@@ -1305,6 +1305,118 @@ hang_covers_its_lcores(void **state)
 	assert_int_equal(fc_notifications_matching("main lcore", NULL), 0);
 }
 
+/*
+ * Discovered names that clash (tests/common/test_util.h) each get a name of their own,
+ * renamed by a hash of the socket path and logged once; <Instance "discover"> beside
+ * Discover true keeps its name. On today's main they shared names: the values of two
+ * applications under one plugin instance.
+ */
+static void
+clashing_names_made_unique(void **state)
+{
+	char text[512], names[16][64];
+	size_t n = 0;
+
+	(void)state;
+	start_server(1);
+	assert_int_equal(test_plant_clashes(dir), 7);
+	snprintf(text, sizeof(text),
+		"PollInterval 0.05\nDiscover true\nRuntimeDir \"%s\"\n<Instance \"discover\">\n"
+		" SocketPath \"%s\"\n</Instance>\n",
+		dir, path);
+	assert_int_equal(fc_configure("dpdktel_events", text), 0);
+	assert_int_equal(fc_init(), 0);
+	assert_int_equal(fc_read_all(), 0);
+	for (size_t i = 0; i < fc_nlogs() && n < 16; i++) {
+		const char *needle = "watching DPDK application '";
+		const char *l = strstr(fc_log_at(i), needle), *end;
+
+		if (l == NULL)
+			continue;
+		l += strlen(needle);
+		end = strchr(l, '\'');
+		snprintf(names[n++], sizeof(names[0]), "%.*s", (int)(end - l), l);
+	}
+	if (n != 8)
+		fc_dump_logs();
+	assert_int_equal(n, 8);
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = i + 1; k < n; k++)
+			if (strcmp(names[i], names[k]) == 0)
+				fail_msg("two instances named '%s'", names[i]);
+	assert_string_equal(names[0], "discover");
+	assert_int_equal(fc_logs_matching("is named '"), 5);
+	/* Known now: the next pass starts nothing and logs no rename again. */
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_logs_matching("watching DPDK application '"), 8);
+	assert_int_equal(fc_logs_matching("is named '"), 5);
+}
+
+/* Threads of this process (/proc/self/status). */
+static int
+threads_now(void)
+{
+	char line[256];
+	int n = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	if (f != NULL)
+		fclose(f);
+	return n;
+}
+
+/*
+ * Many short-lived discovered applications: each poll thread is stopped, joined and its
+ * instance freed RetireAfter after its socket went away, so the thread count comes back to
+ * where it started. On today's main a poll thread stayed for every socket ever discovered.
+ */
+static void
+short_lived_applications_retired(void **state)
+{
+	enum { N = 30 };
+	char text[256], p[128];
+	uint64_t deadline;
+	int base;
+
+	(void)state;
+	snprintf(text, sizeof(text), "PollInterval 0.01\nRuntimeDir \"%s\"\nRetireAfter 1", dir);
+	assert_int_equal(fc_configure("dpdktel_events", text), 0);
+	assert_int_equal(fc_init(), 0);
+	base = threads_now();
+	for (int i = 0; i < N; i++) {
+		struct fake_config cfg = {.handler = sim_handler, .pid = 1000 + i, .path = p};
+		struct fake_server *f;
+
+		snprintf(p, sizeof(p), "%s/run%d", dir, i);
+		mkdir(p, 0700);
+		strcat(p, "/dpdk_telemetry.v2");
+		f = fs_start_path(&cfg);
+		assert_non_null(f);
+		assert_int_equal(fc_read_all(), 0);
+		fs_stop(f);
+	}
+	assert_int_equal(fc_logs_matching("watching DPDK application 'run"), N);
+	assert_true(threads_now() >= base + N);
+	deadline = ms_now() + 6000;
+	while (fc_logs_matching("RetireAfter: retired") < N && ms_now() < deadline) {
+		usleep(50000);
+		assert_int_equal(fc_read_all(), 0);
+	}
+	if (fc_logs_matching("RetireAfter: retired") < N)
+		fc_dump_logs();
+	assert_int_equal(fc_logs_matching("RetireAfter: retired"), N);
+	assert_int_equal(threads_now(), base);
+	/* One comes back: watched anew. */
+	snprintf(p, sizeof(p), "%s/run3/dpdk_telemetry.v2", dir);
+	fs = fs_start_path(&(struct fake_config){.handler = sim_handler, .pid = 7, .path = p});
+	assert_non_null(fs);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_logs_matching("watching DPDK application 'run3'"), 2);
+}
+
 int
 main(void)
 {
@@ -1351,6 +1463,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(bad_configurations_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			short_flap_window_one_error_per_block, setup, teardown),
+		cmocka_unit_test_setup_teardown(clashing_names_made_unique, setup, teardown),
+		cmocka_unit_test_setup_teardown(short_lived_applications_retired, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The instances of one plugin, configured and discovered: which sockets it knows, the
+ * unique name each one gets, discovery passes over the runtime dir, and the retirement of
+ * discovered instances whose application is gone for good (docs/dpdktel_stats.md,
+ * "Discovery"). Both plugins keep their list here, so they name and retire alike.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "dtp.h"
+
+/* The member of @inst, or NULL. Under the lock. */
+static struct dtp_member *
+member(struct dtp_instances *l, const void *inst)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].inst == inst)
+			return &l->v[i];
+	return NULL;
+}
+
+/* The member named @name, or NULL. Under the lock. */
+static struct dtp_member *
+named(struct dtp_instances *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].name, name) == 0)
+			return &l->v[i];
+	return NULL;
+}
+
+static struct dtp_member *
+at_path(struct dtp_instances *l, const char *path)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].path, path) == 0)
+			return &l->v[i];
+	return NULL;
+}
+
+int
+dtp_instances_add(struct dtp_instances *l, void *inst, const struct dtp_target *t, bool discovered)
+{
+	struct dtp_member *v;
+	int ret = 0;
+
+	pthread_mutex_lock(&l->lock);
+	if (named(l, t->name) != NULL) {
+		ret = -EEXIST;
+		goto out;
+	}
+	v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	if (v == NULL) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	l->v = v;
+	v = &l->v[l->n++];
+	memset(v, 0, sizeof(*v));
+	v->inst = inst;
+	snprintf(v->name, sizeof(v->name), "%s", t->name);
+	snprintf(v->path, sizeof(v->path), "%s", t->path);
+	v->sh = t->sh;
+	v->discovered = discovered;
+out:
+	pthread_mutex_unlock(&l->lock);
+	return ret;
+}
+
+void
+dtp_instances_remove(struct dtp_instances *l, const void *inst)
+{
+	struct dtp_member *m;
+
+	pthread_mutex_lock(&l->lock);
+	m = member(l, inst);
+	if (m != NULL)
+		*m = l->v[--l->n];
+	if (l->n == 0) {
+		free(l->v);
+		l->v = NULL;
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
+bool
+dtp_instances_known(struct dtp_instances *l, const char *path)
+{
+	bool found;
+
+	pthread_mutex_lock(&l->lock);
+	found = at_path(l, path) != NULL;
+	pthread_mutex_unlock(&l->lock);
+	return found;
+}
+
+size_t
+dtp_instances_count(struct dtp_instances *l)
+{
+	size_t n;
+
+	pthread_mutex_lock(&l->lock);
+	n = l->n;
+	pthread_mutex_unlock(&l->lock);
+	return n;
+}
+
+size_t
+dtp_instances_take(struct dtp_instances *l, bool all, void ***ret_list)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&l->lock);
+	*ret_list = l->n ? malloc(l->n * sizeof(void *)) : NULL;
+	for (size_t i = 0; *ret_list != NULL && i < l->n; i++)
+		(*ret_list)[n++] = l->v[i].inst;
+	if (all) {
+		free(l->v);
+		l->v = NULL;
+		l->n = 0;
+	}
+	pthread_mutex_unlock(&l->lock);
+	return n;
+}
+
+/* FNV-1a, 32 bits: the same path always gives the same suffix. */
+static uint32_t
+fnv1a(const char *s, unsigned int salt)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	for (; salt != 0; salt >>= 8)
+		h = (h ^ (salt & 0xff)) * 16777619u;
+	return h;
+}
+
+void
+dtp_hashed_name(const char *name, const char *path, unsigned int salt, char *buf, size_t size)
+{
+	/* "_" and 8 hex digits after at most size - 10 characters of the name. */
+	int keep = size > 10 ? (int)(size - 10) : 0;
+
+	snprintf(buf, size, "%.*s_%08x", keep, name, fnv1a(path, salt));
+}
+
+/*
+ * The name of a newly found socket: the plain one (dtp_discovered_name) unless it was cut
+ * or another instance has it; then dtp_hashed_name(), with a salt while that is taken too.
+ * Under the lock. *ret_why says why it is not the plain name ("" when it is).
+ */
+static void
+unique_name(struct dtp_instances *l, const struct dtel_socket_info *si, char *buf, size_t size,
+	char *why, size_t why_size)
+{
+	char plain[DTEL_PATH_MAX + 16];
+	const struct dtp_member *other;
+
+	why[0] = '\0';
+	dtp_discovered_name(si, plain, sizeof(plain));
+	if (strlen(plain) >= size) {
+		snprintf(why, why_size, "is longer than %zu characters", size - 1);
+	} else if ((other = named(l, plain)) != NULL) {
+		snprintf(why, why_size, "is already the name of %s %s",
+			other->discovered ? "the application at" : "the <Instance> block for",
+			other->path);
+	} else {
+		snprintf(buf, size, "%s", plain);
+		return;
+	}
+	for (unsigned int salt = 0;; salt++) {
+		dtp_hashed_name(plain, si->path, salt, buf, size);
+		if (named(l, buf) == NULL)
+			return;
+	}
+}
+
+/* The identity of the socket file at @path; false when there is none. */
+static bool
+file_id(const char *path, uint64_t *ino, uint64_t *mtime_ns)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return false;
+	*ino = (uint64_t)st.st_ino;
+	*mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+	return true;
+}
+
+/* Whether @path is the stale socket file an instance was retired for (still the same file). */
+static bool
+entombed(struct dtp_instances *l, const char *path)
+{
+	uint64_t ino, mt;
+
+	for (size_t i = 0; i < l->ntombs; i++) {
+		if (strcmp(l->tombs[i].path, path) != 0)
+			continue;
+		if (file_id(path, &ino, &mt) && ino == l->tombs[i].ino &&
+			mt == l->tombs[i].mtime_ns)
+			return true;
+		l->tombs[i] = l->tombs[--l->ntombs]; /* another file now: discover it */
+		return false;
+	}
+	return false;
+}
+
+/* Remember a retired instance's socket file while it stays there (a stale socket). */
+static void
+entomb(struct dtp_instances *l, const char *path)
+{
+	struct dtp_tomb *v, t = {0};
+
+	if (!file_id(path, &t.ino, &t.mtime_ns))
+		return;
+	v = realloc(l->tombs, (l->ntombs + 1) * sizeof(*v));
+	if (v == NULL)
+		return; /* it is discovered again, then retired again */
+	snprintf(t.path, sizeof(t.path), "%s", path);
+	l->tombs = v;
+	l->tombs[l->ntombs++] = t;
+}
+
+/* Drop the tombstones of files that are gone. */
+static void
+sweep_tombs(struct dtp_instances *l, const struct dtel_socket_info *list, int n)
+{
+	for (size_t i = 0; i < l->ntombs;) {
+		bool listed = false;
+
+		for (int k = 0; k < n && !listed; k++)
+			listed = strcmp(list[k].path, l->tombs[i].path) == 0;
+		if (listed)
+			i++;
+		else
+			l->tombs[i] = l->tombs[--l->ntombs];
+	}
+}
+
+void
+dtp_instances_forget(struct dtp_instances *l)
+{
+	free(l->tombs);
+	l->tombs = NULL;
+	l->ntombs = 0;
+}
+
+/* Whether a discovered member's application is gone: its socket is not there, or refuses
+ * connections (a stale socket: nothing behind it). Under the lock. */
+static bool
+vanished(const struct dtp_member *m, const struct dtel_socket_info *list, int n)
+{
+	struct dtel_shared_status st;
+	bool listed = false;
+
+	for (int k = 0; k < n && !listed; k++)
+		listed = strcmp(list[k].path, m->path) == 0;
+	if (!listed)
+		return true;
+	dtel_shared_status(m->sh, &st);
+	return !st.connected && (st.last_error == -ECONNREFUSED || st.last_error == -ENOENT);
+}
+
+/* Retire what has been gone for retire_after_ms; the list of what to retire into *ret. */
+static size_t
+find_retired(struct dtp_instances *l, const struct dtel_socket_info *list, int n,
+	uint64_t retire_after_ms, uint64_t now_ms, struct dtp_member **ret)
+{
+	size_t nret = 0;
+
+	pthread_mutex_lock(&l->lock);
+	*ret = l->n ? malloc(l->n * sizeof(**ret)) : NULL;
+	for (size_t i = 0; i < l->n; i++) {
+		struct dtp_member *m = &l->v[i];
+
+		if (!m->discovered || m->retiring)
+			continue;
+		if (!vanished(m, list, n)) {
+			m->missing_ms = 0;
+			continue;
+		}
+		if (m->missing_ms == 0)
+			m->missing_ms = now_ms ? now_ms : 1;
+		if (now_ms - m->missing_ms < retire_after_ms || *ret == NULL)
+			continue;
+		m->retiring = true;
+		(*ret)[nret++] = *m;
+	}
+	pthread_mutex_unlock(&l->lock);
+	return nret;
+}
+
+/* Whether the plain name of @si is its prefix as it is. */
+static bool
+plain_first(const struct dtel_socket_info *si)
+{
+	return si->index == 0 && !dtp_name_ambiguous(si->prefix);
+}
+
+/* Start an instance for @si unless one has its path (or it is a retired stale file). */
+static void
+discover_one(struct dtp_instances *l, const struct dtel_socket_info *si)
+{
+	char name[DTP_NAME_MAX], why[DTEL_PATH_MAX + 64];
+	bool skip;
+
+	if (si->error == -ENAMETOOLONG || entombed(l, si->path))
+		return;
+	pthread_mutex_lock(&l->lock);
+	skip = at_path(l, si->path) != NULL;
+	if (!skip)
+		unique_name(l, si, name, sizeof(name), why, sizeof(why));
+	pthread_mutex_unlock(&l->lock);
+	if (skip)
+		return;
+	if (why[0] != '\0')
+		DTP_LOG(LOG_INFO, l->plugin,
+			"the DPDK application at %s is named '%s': the name its file prefix gives "
+			"%s",
+			si->path, name, why);
+	l->start(name, si->path);
+}
+
+int
+dtp_instances_discover(
+	struct dtp_instances *l, const char *dir, uint64_t retire_after_ms, uint64_t now_ms)
+{
+	struct dtel_socket_info *list = NULL;
+	struct dtp_member *gone = NULL;
+	int n = dtel_discover(dir, 0, &list);
+	size_t ngone;
+
+	if (n < 0) {
+		c_complain_once(LOG_WARNING, &l->dir_complaint,
+			"%s plugin: cannot read the DPDK runtime dir %s: %s", l->plugin, dir,
+			dtel_strerror(n));
+		/* Without the dir no application runs (DPDK creates it); a dir we may not
+		 * read says nothing about them. */
+		if (n != -ENOENT)
+			return n;
+		n = 0;
+	} else {
+		c_release(
+			LOG_INFO, &l->dir_complaint, "%s plugin: reading %s again", l->plugin, dir);
+	}
+	/* Only this pass adds discovered instances, and collectd runs one callback on one
+	 * thread at a time: the name stays free between the check and the start. Sockets
+	 * whose name is their prefix as it is go first, so that a prefix "a_1" keeps its name
+	 * beside an "a/dpdk_telemetry.v2:1" found in the same pass, and "x_port1" beside
+	 * "x.port1". */
+	for (int phase = 0; phase < 2; phase++)
+		for (int i = 0; i < n; i++)
+			if (plain_first(&list[i]) == (phase == 0))
+				discover_one(l, &list[i]);
+	sweep_tombs(l, list, n);
+	if (l->retire != NULL) {
+		ngone = find_retired(l, list, n, retire_after_ms, now_ms, &gone);
+		for (size_t i = 0; i < ngone; i++) {
+			bool stale = false;
+
+			for (int k = 0; k < n && !stale; k++)
+				stale = strcmp(list[k].path, gone[i].path) == 0;
+			DTP_LOG(LOG_INFO, l->plugin,
+				"DPDK application '%s' (%s) has been gone for %.0f s, more than "
+				"RetireAfter: retired (found again when %s)",
+				gone[i].name, gone[i].path,
+				(double)(now_ms - gone[i].missing_ms) / 1000.0,
+				stale ? "an application binds that socket anew"
+				      : "its socket comes back");
+			if (stale)
+				entomb(l, gone[i].path);
+			l->retire(gone[i].inst);
+		}
+		free(gone);
+	}
+	dtel_discover_free(list);
+	return n;
+}

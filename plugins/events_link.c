@@ -175,9 +175,12 @@ events_link_apply(struct events_port *p, const struct events_link_reading *r, bo
 		p->duplex = r->duplex;
 		p->dirty = true;
 	}
+	/* Read from a source without the application's counter (/ethdev/link_status while the
+	 * forwarder's main lcore is stalled): its changes were seen here, and its counter must
+	 * not count them again when it is back. */
+	p->have_app_changes = r->have_changes;
 	if (r->have_changes) {
 		p->app_changes = r->changes;
-		p->have_app_changes = true;
 		p->changes = r->changes;
 	}
 	return n + settle(p, t, c, &tr[n]);

@@ -213,6 +213,34 @@ flap_threshold_1000(void **state)
 	events_port_fini(&p);
 }
 
+/*
+ * The forwarder's main lcore stalled: links were read from the ports (no counter), a down
+ * was seen there; when its counter is back it has counted that down and the up after it.
+ * Only the up is news: the down is not counted twice into a flap.
+ */
+static void
+source_without_counter_then_with(void **state)
+{
+	struct events_port p = {0};
+	struct events_link_reading r = link(EVENTS_LINK_UP);
+	struct events_link_tr tr[EVENTS_LINK_TR_MAX];
+
+	(void)state;
+	r.have_changes = true;
+	r.changes = 4;
+	assert_int_equal(events_link_apply(&p, &r, true, 0, &conf, tr), 0);
+	struct events_link_reading down = link(EVENTS_LINK_DOWN);
+
+	assert_int_equal(events_link_apply(&p, &down, true, 100, &conf, tr), 1);
+	assert_int_equal(tr[0].kind, EVENTS_TR_DOWN);
+	r.changes = 6; /* its own count of that down and the up */
+	assert_int_equal(events_link_apply(&p, &r, true, 200, &conf, tr), 1);
+	assert_int_equal(tr[0].kind, EVENTS_TR_UP);
+	assert_false(p.flapping);
+	assert_int_equal(p.changes, 6);
+	events_port_fini(&p);
+}
+
 static void
 unreadable_link_is_not_applied(void **state)
 {
@@ -501,6 +529,7 @@ main(void)
 		cmocka_unit_test(changes_no_poll_saw_are_flapped),
 		cmocka_unit_test(threshold_changes_in_window_flap_then_settle),
 		cmocka_unit_test(flap_threshold_1000),
+		cmocka_unit_test(source_without_counter_then_with),
 		cmocka_unit_test(unreadable_link_is_not_applied),
 		cmocka_unit_test(no_heartbeat_for_threshold_is_stalled_then_recovers),
 		cmocka_unit_test(loop_returned_is_exited),

@@ -89,9 +89,8 @@ static struct dtp_conf conf;
 /* What the read callback dispatches: a copy the poll thread publishes after each poll. */
 struct snapshot {
 	bool polled; /* false until the first poll: nothing is known to dispatch */
-	bool up;
 	bool not_responding;
-	uint64_t restarts, sent, failed, discarded, invalid, truncated;
+	struct dtp_target health; /* a copy: its counters, and up as this plugin says it */
 	struct events_port *ports; /* copies: their flap_ms is not theirs to use */
 	size_t nports;
 	struct events_lcore *lcores;
@@ -119,7 +118,7 @@ struct ev_instance {
 	/* Everything below belongs to the poll thread alone. */
 	bool have_caps;
 	bool caps_again; /* the command list came from a starting application: read it again */
-	bool has_fwd_ports, has_fwd_lcores, has_eal_lcore;
+	struct dtp_caps caps;
 	bool has_link_check_age; /* /fwd/info reports link_check_age_ms */
 	bool said_links_only;
 	bool main_stalled; /* announced: the main lcore no longer checks the links */
@@ -221,17 +220,13 @@ static void
 dispatch_instance_at(struct ev_instance *ei, const struct snapshot *sn, cdtime_t now)
 {
 	struct dtp_id id;
+	int refused;
 
 	dtp_id_instance(&id, PLUGIN, ei->t.name, now);
-	gauge(&id, "up", sn->up ? 1 : 0);
 	gauge(&id, "not_responding", sn->not_responding ? 1 : 0);
-	derive(ei, &id, "restarts", NULL, sn->restarts);
-	derive(ei, &id, "telemetry_requests", "sent", sn->sent);
-	derive(ei, &id, "telemetry_requests", "failed", sn->failed);
-	derive(ei, &id, "telemetry_requests", "discarded", sn->discarded);
-	derive(ei, &id, "telemetry_requests", "invalid",
-		sn->invalid + __atomic_load_n(&ei->range_invalid, __ATOMIC_RELAXED));
-	derive(ei, &id, "telemetry_requests", "truncated", sn->truncated);
+	refused = dtp_dispatch_health(&id, &sn->health);
+	if (refused > 0)
+		__atomic_fetch_add(&ei->range_invalid, (uint64_t)refused, __ATOMIC_RELAXED);
 }
 
 /* Notifications -------------------------------------------------------------------------- */
@@ -474,6 +469,20 @@ query_id(struct ev_instance *ei, const char *name, unsigned int id, struct dtel_
 	return query(ei, cmd, r);
 }
 
+/* query() as the readers of plugins/common call it. */
+static int
+query_fn(void *ctx, const char *cmd, struct dtel_reply *r)
+{
+	return query(ctx, cmd, r);
+}
+
+/* For those readers: has a connection error ended this poll? */
+static int
+poll_ended(void *ctx)
+{
+	return ((const struct ev_instance *)ctx)->poll_err;
+}
+
 /* A reply that arrived but did not parse: counted and logged once (see dtp_bad_reply). */
 static int
 parsed(struct ev_instance *ei, const char *what, int ret)
@@ -539,7 +548,7 @@ read_fwd_info(struct ev_instance *ei, struct fwd_info *out)
 static void
 say_lcore_source(struct ev_instance *ei)
 {
-	bool have = ei->has_fwd_lcores || ei->has_eal_lcore;
+	bool have = ei->caps.fwd_lcores || ei->caps.eal_lcore;
 
 	if (!ei->o->lcores || have != ei->said_links_only)
 		return;
@@ -563,26 +572,13 @@ say_lcore_source(struct ev_instance *ei)
 static int
 probe_caps(struct ev_instance *ei, uint64_t t)
 {
-	struct dtel_reply r;
-	struct dtel_dict d;
-	int ret = query(ei, "/", &r);
+	int ret = dtp_caps_read(query_fn, ei, &ei->t, &ei->caps);
 
 	if (ret < 0)
 		return ret;
-	ret = parsed(ei, "/", dtel_parse_dict(&r, "/", &d));
-	dtel_reply_release(&r);
-	if (ret < 0)
-		return 0; /* look again next time */
-	ei->has_fwd_ports = ei->has_fwd_lcores = ei->has_eal_lcore = false;
-	for (size_t i = 0; i < d.n; i++) {
-		ei->has_fwd_ports |= strcmp(d.v[i].str, "/fwd/ports") == 0;
-		ei->has_fwd_lcores |= strcmp(d.v[i].str, "/fwd/lcores") == 0;
-		ei->has_eal_lcore |= strcmp(d.v[i].str, "/eal/lcore/info") == 0;
-	}
-	dtel_dict_clear(&d);
 	ei->stall_us = (uint64_t)(ei->o->stall_threshold * 1e6);
 	ei->has_link_check_age = false;
-	if (ei->has_fwd_lcores || ei->has_fwd_ports) {
+	if (ei->caps.fwd_lcores || ei->caps.fwd_ports) {
 		struct fwd_info fi;
 
 		if (read_fwd_info(ei, &fi) == 0) {
@@ -598,7 +594,7 @@ probe_caps(struct ev_instance *ei, uint64_t t)
 	if (ei->stall_us == 0)
 		ei->stall_us = 100000;
 	ei->have_caps = true;
-	ei->caps_again = !ei->has_fwd_ports && !ei->has_fwd_lcores && !ei->has_eal_lcore &&
+	ei->caps_again = !ei->caps.fwd_ports && !ei->caps.fwd_lcores && !ei->caps.eal_lcore &&
 		dtp_target_young(&ei->t);
 	ei->caps_again_ms = t + CAPS_AGAIN_MS;
 	say_lcore_source(ei);
@@ -746,7 +742,7 @@ read_links(struct ev_instance *ei, struct reading *rd)
 	bool stale = rd->have_main &&
 		events_main_stale(rd->main.link_check_age_ms, rd->main.link_poll_ms, ei->stall_us);
 
-	rd->links_from_fwd = ei->has_fwd_ports && !ei->main_stalled && !stale;
+	rd->links_from_fwd = ei->caps.fwd_ports && !ei->main_stalled && !stale;
 	return rd->links_from_fwd ? read_fwd_ports(ei, rd) : read_ethdev_links(ei, rd);
 }
 
@@ -790,47 +786,47 @@ read_fwd_lcore_set(struct ev_instance *ei, struct reading *rd)
 	return ret;
 }
 
-/* /eal/lcore/info of lcore @id; an answer about another lcore (a swapped reply) is refused. */
-static int
-read_eal_lcore(struct ev_instance *ei, unsigned int id, struct dtel_eal_lcore_info *li)
+/* Grow the lcore readings by one; false without memory. */
+static bool
+lcore_add(struct reading *rd)
 {
-	struct dtel_reply r;
-	int ret = query_id(ei, "/eal/lcore/info", id, &r);
+	size_t n = rd->nlcores + 1;
+	struct events_lcore_reading *l = realloc(rd->lcores, n * sizeof(*l));
+	uint64_t *total = l ? realloc(rd->total, n * sizeof(*total)) : NULL;
+	uint64_t *busy = total ? realloc(rd->busy, n * sizeof(*busy)) : NULL;
+	bool *passed = busy ? realloc(rd->lcore_passed, n * sizeof(*passed)) : NULL;
 
-	if (ret < 0)
-		return ret;
-	ret = dtel_parse_eal_lcore_info(&r, li);
-	dtel_reply_release(&r);
-	if (ret < 0)
-		return parsed(ei, "/eal/lcore/info", ret);
-	if (li->lcore_id != id) {
-		ei->t.discarded++;
-		return -EPROTO;
-	}
-	return 0;
+	if (l != NULL)
+		rd->lcores = l;
+	if (total != NULL)
+		rd->total = total;
+	if (busy != NULL)
+		rd->busy = busy;
+	if (passed != NULL)
+		rd->lcore_passed = passed;
+	return passed != NULL;
+}
+
+/* One lcore of /eal/lcore: forwarding (RTE) lcores only, for their cycles. */
+static void
+add_eal_lcore(void *arg, const struct dtel_eal_lcore_info *li)
+{
+	struct reading *rd = arg;
+
+	if (strcmp(li->role, "RTE") != 0 || !lcore_add(rd))
+		return;
+	rd->lcores[rd->nlcores] = (struct events_lcore_reading){.id = li->lcore_id};
+	rd->total[rd->nlcores] = li->total_cycles;
+	rd->busy[rd->nlcores] = li->busy_cycles;
+	rd->lcore_passed[rd->nlcores++] = false;
 }
 
 /* DPDK >= 23.03 without the forwarder: the cycle counters of each lcore that reports them. */
 static int
 read_eal_lcore_set(struct ev_instance *ei, struct reading *rd)
 {
-	struct dtel_eal_lcore_info li;
-	struct dtel_dict ids;
-	int ret = query_dict(ei, "/eal/lcore/list", &ids);
+	int ret = dtp_eal_lcores(query_fn, ei, &ei->t, poll_ended, add_eal_lcore, rd);
 
-	if (ret < 0)
-		return ret;
-	ret = lcores_alloc(rd, ids.n);
-	for (size_t i = 0; ret == 0 && i < ids.n && ei->poll_err == 0; i++) {
-		if (ids.v[i].type != DTEL_VALUE_U64 ||
-			read_eal_lcore(ei, (unsigned int)ids.v[i].v.u64, &li) < 0 ||
-			!li.has_cycles || strcmp(li.role, "RTE") != 0)
-			continue;
-		rd->lcores[rd->nlcores].id = li.lcore_id;
-		rd->total[rd->nlcores] = li.total_cycles;
-		rd->busy[rd->nlcores++] = li.busy_cycles;
-	}
-	dtel_dict_clear(&ids);
 	return ret < 0 ? ret : ei->poll_err;
 }
 
@@ -841,16 +837,16 @@ read_sources(struct ev_instance *ei, uint64_t t, struct reading *rd)
 	if ((!ei->have_caps || (ei->caps_again && t >= ei->caps_again_ms)) && probe_caps(ei, t) < 0)
 		return;
 	if (ei->o->link) {
-		if (ei->has_fwd_ports && ei->has_link_check_age)
+		if (ei->caps.fwd_ports && ei->has_link_check_age)
 			rd->have_main = read_fwd_info(ei, &rd->main) == 0 && rd->main.has_age;
 		rd->have_links = read_links(ei, rd) == 0;
 		rd->link_passed = calloc(rd->nlinks + 1, sizeof(*rd->link_passed));
 		rd->have_links &= rd->link_passed != NULL;
 	}
-	if (ei->o->lcores && (ei->has_fwd_lcores || ei->has_eal_lcore)) {
-		rd->lcores_from_fwd = ei->has_fwd_lcores;
-		rd->have_lcores = (ei->has_fwd_lcores ? read_fwd_lcore_set(ei, rd)
-						      : read_eal_lcore_set(ei, rd)) == 0;
+	if (ei->o->lcores && (ei->caps.fwd_lcores || ei->caps.eal_lcore)) {
+		rd->lcores_from_fwd = ei->caps.fwd_lcores;
+		rd->have_lcores = (ei->caps.fwd_lcores ? read_fwd_lcore_set(ei, rd)
+						       : read_eal_lcore_set(ei, rd)) == 0;
 	}
 }
 
@@ -979,7 +975,7 @@ eal_lcore_again(struct ev_instance *ei, const struct events_lcore *l, enum dtel_
 {
 	struct dtel_eal_lcore_info li;
 
-	if (read_eal_lcore(ei, l->id, &li) < 0)
+	if (dtp_eal_lcore(query_fn, ei, &ei->t, l->id, &li) < 0)
 		return false;
 	return want == DTEL_LCORE_STALLED ? li.total_cycles == l->total
 					  : li.total_cycles != l->prev_total;
@@ -1187,14 +1183,10 @@ publish(struct ev_instance *ei)
 
 	pthread_mutex_lock(&ei->lock);
 	sn->polled = true;
-	sn->up = ei->st.up;
 	sn->not_responding = ei->st.not_responding;
-	sn->restarts = ei->t.restarts;
-	sn->sent = ei->t.sent;
-	sn->failed = ei->t.failed;
-	sn->discarded = ei->t.discarded;
-	sn->invalid = ei->t.invalid;
-	sn->truncated = ei->t.truncated;
+	sn->health = ei->t;
+	sn->health.up = ei->st.up;
+	sn->health.invalid += __atomic_load_n(&ei->range_invalid, __ATOMIC_RELAXED);
 	pv = realloc(sn->ports, (ei->nports + 1) * sizeof(*pv));
 	lv = realloc(sn->lcores, (ei->nlcores + 1) * sizeof(*lv));
 	/* ei->ports and ei->lcores are NULL until the first port or lcore is seen. */
@@ -1444,9 +1436,9 @@ dispatch_snapshot(struct ev_instance *ei)
 		now = cdtime();
 		dispatch_instance_at(ei, sn, now);
 		/* A gone application's ports and lcores are covered by its own event. */
-		for (size_t k = 0; sn->up && k < sn->nports; k++)
+		for (size_t k = 0; sn->health.up && k < sn->nports; k++)
 			dispatch_port_at(ei, &sn->ports[k], now);
-		for (size_t k = 0; sn->up && k < sn->nlcores; k++)
+		for (size_t k = 0; sn->health.up && k < sn->nlcores; k++)
 			dispatch_lcore_at(ei, &sn->lcores[k], now);
 	}
 	pthread_mutex_unlock(&ei->dispatch_lock);

@@ -101,7 +101,7 @@ struct stats_instance {
 
 	uint64_t caps_generation; /* capabilities below were probed for this generation */
 	bool caps_young; /* ... while the application was starting: probe again */
-	bool has_fwd_lcores, has_fwd_port, has_fwd_info, has_eal_lcore;
+	struct dtp_caps caps;
 	bool globs_checked;
 	struct dtel_dict mempools; /* /mempool/info of each pool, once per generation */
 	char mempool_names[16][DTEL_STRING_MAX];
@@ -134,6 +134,20 @@ query(struct stats_instance *si, const char *cmd, struct dtel_reply *r)
 	if (ret < 0 && ret != -ENODATA && ret != -EMSGSIZE)
 		si->halted = true;
 	return ret;
+}
+
+/* query() as the readers of plugins/common call it. */
+static int
+query_fn(void *ctx, const char *cmd, struct dtel_reply *r)
+{
+	return query(ctx, cmd, r);
+}
+
+/* For those readers: did this read meet a connection-level failure? */
+static int
+read_halted(void *ctx)
+{
+	return ((const struct stats_instance *)ctx)->halted ? -ECANCELED : 0;
 }
 
 /* query() with "<name>,<id>". */
@@ -228,18 +242,19 @@ dispatch_queues(struct stats_instance *si, struct port_state *ps, const struct d
 }
 
 static void
-read_basic(struct stats_instance *si, struct port_state *ps, const struct dtp_id *id)
+read_basic(
+	struct stats_instance *si, struct port_state *ps, const struct dtp_id *id, const char *cmd)
 {
 	struct dtel_port_stats st;
 	struct dtel_reply r;
 	int ret;
 
-	if (query_id(si, "/ethdev/stats", ps->id, &r) < 0)
+	if (query_id(si, cmd, ps->id, &r) < 0)
 		return;
 	ret = dtel_parse_port_stats(&r, &st);
 	dtel_reply_release(&r);
 	if (ret < 0) {
-		bad_port_reply(si, ps, "/ethdev/stats", ret, 1); /* nothing from it */
+		bad_port_reply(si, ps, cmd, ret, 1); /* nothing from it */
 		return;
 	}
 	derive(si, id, "if_packets", NULL, (uint64_t[]){st.ipackets, st.opackets}, 2);
@@ -273,24 +288,25 @@ check_globs(struct stats_instance *si, const struct port_state *ps, const struct
 }
 
 static void
-read_xstats(struct stats_instance *si, struct port_state *ps, const struct dtp_id *id)
+read_xstats(
+	struct stats_instance *si, struct port_state *ps, const struct dtp_id *id, const char *cmd)
 {
 	struct dtel_xstats x;
 	struct dtel_reply r;
 	int ret;
 
-	if (query_id(si, "/ethdev/xstats", ps->id, &r) < 0)
+	if (query_id(si, cmd, ps->id, &r) < 0)
 		return;
 	ret = dtel_parse_xstats(&r, &x);
 	dtel_reply_release(&r);
 	if (ret < 0) {
-		bad_port_reply(si, ps, "/ethdev/xstats", ret, 1);
+		bad_port_reply(si, ps, cmd, ret, 1);
 		return;
 	}
 	/* Whatever did arrive is dispatched, cut or not; entries that are not counters are not. */
-	note_cut(si, ps, "/ethdev/xstats", x.flags);
+	note_cut(si, ps, cmd, x.flags);
 	if (x.nb_invalid > 0)
-		bad_port_reply(si, ps, "/ethdev/xstats", -EPROTO, x.nb_invalid);
+		bad_port_reply(si, ps, cmd, -EPROTO, x.nb_invalid);
 	if (!si->globs_checked)
 		check_globs(si, ps, &x);
 	for (size_t i = 0; i < x.n; i++)
@@ -300,18 +316,19 @@ read_xstats(struct stats_instance *si, struct port_state *ps, const struct dtp_i
 }
 
 static void
-read_link(struct stats_instance *si, struct port_state *ps, const struct dtp_id *id)
+read_link(
+	struct stats_instance *si, struct port_state *ps, const struct dtp_id *id, const char *cmd)
 {
 	struct dtel_link l;
 	struct dtel_reply r;
 	int ret;
 
-	if (query_id(si, "/ethdev/link_status", ps->id, &r) < 0)
+	if (query_id(si, cmd, ps->id, &r) < 0)
 		return;
 	ret = dtel_parse_link(&r, &l);
 	dtel_reply_release(&r);
 	if (ret < 0) {
-		bad_port_reply(si, ps, "/ethdev/link_status", ret, 1);
+		bad_port_reply(si, ps, cmd, ret, 1);
 		return;
 	}
 	if (l.speed_mbps != DTEL_SPEED_UNKNOWN)
@@ -320,16 +337,17 @@ read_link(struct stats_instance *si, struct port_state *ps, const struct dtp_id 
 
 /* Port configuration changes only with a restart: read it once per application generation. */
 static void
-read_info(struct stats_instance *si, struct port_state *ps, const struct dtp_id *id)
+read_info(
+	struct stats_instance *si, struct port_state *ps, const struct dtp_id *id, const char *cmd)
 {
 	struct dtel_reply r;
 	int ret;
 
-	if (!ps->have_info && query_id(si, "/ethdev/info", ps->id, &r) == 0) {
+	if (!ps->have_info && query_id(si, cmd, ps->id, &r) == 0) {
 		ret = dtel_parse_port_info(&r, &ps->info);
 		ps->have_info = ret == 0 && ps->info.port_id == ps->id;
 		if (ret < 0)
-			bad_port_reply(si, ps, "/ethdev/info", ret, 1);
+			bad_port_reply(si, ps, cmd, ret, 1);
 		else if (!ps->have_info)
 			si->t.invalid++; /* the answer for another port (the 22.11 race) */
 		dtel_reply_release(&r);
@@ -343,19 +361,20 @@ read_info(struct stats_instance *si, struct port_state *ps, const struct dtp_id 
 
 /* The forwarder's own counters for the port: packets it could not send. */
 static void
-read_fwd_port(struct stats_instance *si, struct port_state *ps, const struct dtp_id *id)
+read_fwd_port(
+	struct stats_instance *si, struct port_state *ps, const struct dtp_id *id, const char *cmd)
 {
 	const struct dtel_entry *pid, *drop;
 	struct dtel_reply r;
 	struct dtel_dict d;
 	int ret;
 
-	if (query_id(si, "/fwd/port", ps->id, &r) < 0)
+	if (query_id(si, cmd, ps->id, &r) < 0)
 		return;
-	ret = dtel_parse_dict(&r, "/fwd/port", &d);
+	ret = dtel_parse_dict(&r, cmd, &d);
 	dtel_reply_release(&r);
 	if (ret < 0) {
-		bad_port_reply(si, ps, "/fwd/port", ret, 1);
+		bad_port_reply(si, ps, cmd, ret, 1);
 		return;
 	}
 	pid = dtel_dict_find(&d, "port_id");
@@ -363,7 +382,7 @@ read_fwd_port(struct stats_instance *si, struct port_state *ps, const struct dtp
 	/* The reply names its port: an answer for another one (the 22.11 race) is refused. */
 	if (pid == NULL || pid->type != DTEL_VALUE_U64 || drop == NULL ||
 		drop->type != DTEL_VALUE_U64)
-		bad_port_reply(si, ps, "/fwd/port", -EPROTO, 1);
+		bad_port_reply(si, ps, cmd, -EPROTO, 1);
 	else if (pid->v.u64 != ps->id)
 		si->t.invalid++;
 	else
@@ -377,6 +396,36 @@ port_state(struct stats_instance *si, uint16_t id)
 	return DTP_SLOT(si->ports, si->nports, id, NULL);
 }
 
+/*
+ * The sources of a port's values, read in this order. Adding a counter source is one row
+ * here (the option that turns it on, the command it sends, its reader), its types in
+ * dpdktel.types.db and in types[] below, and its identifiers in docs/metrics.md.
+ */
+static const struct port_source {
+	size_t option; /* offset of the bool in struct stats_opts that turns it on; NO_OPTION */
+	bool needs_fwd_port; /* only where the application has /fwd/port (dpdktel-fwd) */
+	const char *command; /* what the reader sends, with the port id */
+	void (*read)(struct stats_instance *si, struct port_state *ps, const struct dtp_id *id,
+		const char *cmd);
+} port_sources[] = {
+#define NO_OPTION SIZE_MAX
+	{offsetof(struct stats_opts, basic), false, "/ethdev/stats", read_basic},
+	{offsetof(struct stats_opts, xstats), false, "/ethdev/xstats", read_xstats},
+	{NO_OPTION, false, "/ethdev/link_status", read_link},
+	{NO_OPTION, false, "/ethdev/info", read_info},
+	{offsetof(struct stats_opts, app), true, "/fwd/port", read_fwd_port},
+};
+
+static bool
+source_on(const struct stats_instance *si, const struct port_source *src)
+{
+	bool on = true;
+
+	if (src->option != NO_OPTION)
+		memcpy(&on, (const char *)si->o + src->option, sizeof(on));
+	return on && (!src->needs_fwd_port || si->caps.fwd_port);
+}
+
 static void
 read_port(struct stats_instance *si, uint16_t port, cdtime_t now)
 {
@@ -387,14 +436,9 @@ read_port(struct stats_instance *si, uint16_t port, cdtime_t now)
 		return;
 	ps->seen = true;
 	dtp_id_port(&id, PLUGIN, si->t.name, port, now);
-	if (si->o->basic)
-		read_basic(si, ps, &id);
-	if (si->o->xstats)
-		read_xstats(si, ps, &id);
-	read_link(si, ps, &id);
-	read_info(si, ps, &id);
-	if (si->o->app && si->has_fwd_port)
-		read_fwd_port(si, ps, &id);
+	for (size_t i = 0; i < sizeof(port_sources) / sizeof(port_sources[0]); i++)
+		if (source_on(si, &port_sources[i]))
+			port_sources[i].read(si, ps, &id, port_sources[i].command);
 }
 
 /* Lcores ----------------------------------------------------------------------------------- */
@@ -451,35 +495,28 @@ read_fwd_lcores(struct stats_instance *si, cdtime_t now)
 	dtel_fwd_lcores_clear(&l);
 }
 
+struct eal_read {
+	struct stats_instance *si;
+	cdtime_t now;
+};
+
+static void
+dispatch_eal_lcore(void *arg, const struct dtel_eal_lcore_info *li)
+{
+	struct eal_read *er = arg;
+	struct dtp_id id;
+
+	dtp_id_lcore(&id, PLUGIN, er->si->t.name, li->lcore_id, er->now);
+	dispatch_cycles(er->si, &id, li->lcore_id, li->busy_cycles, li->total_cycles);
+}
+
 /* DPDK >= 23.03 without the forwarder's commands: cycles from /eal/lcore/info. */
 static void
 read_eal_lcores(struct stats_instance *si, cdtime_t now)
 {
-	struct dtel_eal_lcore_info li;
-	struct dtel_reply r;
-	struct dtel_dict ids;
-	struct dtp_id id;
-	int ret;
+	struct eal_read er = {.si = si, .now = now};
 
-	if (query(si, "/eal/lcore/list", &r) < 0)
-		return;
-	ret = dtel_parse_dict(&r, "/eal/lcore/list", &ids);
-	dtel_reply_release(&r);
-	if (ret < 0)
-		return;
-	for (size_t i = 0; i < ids.n; i++) {
-		if (ids.v[i].type != DTEL_VALUE_U64 || ids.v[i].v.u64 > UINT32_MAX)
-			continue;
-		if (query_id(si, "/eal/lcore/info", (unsigned int)ids.v[i].v.u64, &r) < 0)
-			continue;
-		ret = dtel_parse_eal_lcore_info(&r, &li);
-		dtel_reply_release(&r);
-		if (ret < 0 || !li.has_cycles || li.lcore_id != ids.v[i].v.u64)
-			continue;
-		dtp_id_lcore(&id, PLUGIN, si->t.name, li.lcore_id, now);
-		dispatch_cycles(si, &id, li.lcore_id, li.busy_cycles, li.total_cycles);
-	}
-	dtel_dict_clear(&ids);
+	dtp_eal_lcores(query_fn, si, &si->t, read_halted, dispatch_eal_lcore, &er);
 }
 
 /* Memory ----------------------------------------------------------------------------------- */
@@ -594,24 +631,8 @@ read_mempools(struct stats_instance *si, const struct dtp_id *id)
 static void
 probe_caps(struct stats_instance *si)
 {
-	struct dtel_reply r;
-	struct dtel_dict d;
-
-	si->has_fwd_lcores = si->has_fwd_port = si->has_fwd_info = si->has_eal_lcore = false;
-	if (query(si, "/", &r) < 0)
-		return;
-	if (dtel_parse_dict(&r, "/", &d) == 0) {
-		for (size_t i = 0; i < d.n; i++) {
-			const char *c = d.v[i].str;
-
-			si->has_fwd_lcores |= strcmp(c, "/fwd/lcores") == 0;
-			si->has_fwd_port |= strcmp(c, "/fwd/port") == 0;
-			si->has_fwd_info |= strcmp(c, "/fwd/info") == 0;
-			si->has_eal_lcore |= strcmp(c, "/eal/lcore/info") == 0;
-		}
-		dtel_dict_clear(&d);
-	}
-	dtel_reply_release(&r);
+	if (dtp_caps_read(query_fn, si, &si->t, &si->caps) < 0)
+		memset(&si->caps, 0, sizeof(si->caps));
 	si->caps_generation = si->t.generation;
 	si->caps_young = dtp_target_young(&si->t);
 	if (si->o->memory)
@@ -626,7 +647,7 @@ read_uptime(struct stats_instance *si, const struct dtp_id *id)
 	struct dtel_dict d;
 	double up = -1;
 
-	if (si->has_fwd_info && query(si, "/fwd/info", &r) == 0) {
+	if (si->caps.fwd_info && query(si, "/fwd/info", &r) == 0) {
 		if (dtel_parse_dict(&r, "/fwd/info", &d) == 0) {
 			e = dtel_dict_find(&d, "uptime_ms");
 			if (e != NULL && e->type == DTEL_VALUE_U64)
@@ -647,13 +668,7 @@ dispatch_health(struct stats_instance *si, cdtime_t now, double read_seconds)
 	struct dtp_id id;
 
 	dtp_id_instance(&id, PLUGIN, si->t.name, now);
-	gauge(&id, "up", NULL, si->t.up ? 1 : 0);
-	derive(si, &id, "telemetry_requests", "sent", &si->t.sent, 1);
-	derive(si, &id, "telemetry_requests", "failed", &si->t.failed, 1);
-	derive(si, &id, "telemetry_requests", "truncated", &si->t.truncated, 1);
-	derive(si, &id, "telemetry_requests", "invalid", &si->t.invalid, 1);
-	derive(si, &id, "reconnects", NULL, &si->t.reconnects, 1);
-	derive(si, &id, "restarts", NULL, &si->t.restarts, 1);
+	si->t.invalid += (uint64_t)dtp_dispatch_health(&id, &si->t);
 	dtp_gauge(&id, "duration", "read", &read_seconds, 1);
 }
 
@@ -719,9 +734,9 @@ stats_read(user_data_t *ud)
 	dtp_batch_begin();
 	read_ports(si, &list, now);
 	dtel_reply_release(&list);
-	if (si->o->app && si->has_fwd_lcores)
+	if (si->o->app && si->caps.fwd_lcores)
 		read_fwd_lcores(si, now);
-	else if (si->o->app && si->has_eal_lcore)
+	else if (si->o->app && si->caps.eal_lcore)
 		read_eal_lcores(si, now);
 	dtp_id_instance(&id, PLUGIN, si->t.name, now);
 	if (si->o->memory) {
@@ -855,8 +870,12 @@ stats_config(oconfig_item_t *ci)
 
 /* Our types come from dpdktel.types.db: without it every value would be refused, one
  * error line at a time. */
-static const char *const types[] = {"xstat", "link_speed", "up", "queue_packets", "lcore_cycles",
-	"heap_bytes", "telemetry_requests"};
+/* Every type the plugin dispatches: init refuses to start when one is not defined. */
+static const char *const types[] = {"if_packets", "if_octets", "if_errors", "if_rx_dropped",
+	"if_tx_dropped", "xstat", "queue_packets", "queue_octets", "queue_errors", "link_speed",
+	"port_queues", "port_mtu", "lcore_packets", "stalls", "lcore_cycles", "percent",
+	"heap_bytes", "mempool_objects", "uptime", "up", "telemetry_requests", "reconnects",
+	"restarts", "duration"};
 
 static int
 stats_init(void)

@@ -342,6 +342,44 @@ void *dtp_slot(void *arr, size_t *n, size_t size, unsigned int id, size_t *ret_i
 		v_ != NULL ? &v_[i_] : NULL;                                                       \
 	})
 
+/* Readers both plugins use ----------------------------------------------------------------- */
+
+/**
+ * A request as a plugin sends it (through its own accounting, with its own rule for ending a
+ * poll or a read): 0 or -errno, *ret as dtel_shared_query() fills it.
+ */
+typedef int (*dtp_query_fn)(void *ctx, const char *cmd, struct dtel_reply *ret);
+
+/** What an application offers, from its command list. */
+struct dtp_caps {
+	bool fwd_info, fwd_ports, fwd_port, fwd_lcores; /* dpdktel-fwd's own commands */
+	bool eal_lcore; /* /eal/lcore/info: DPDK >= 23.03 */
+};
+
+/**
+ * Read the command list ("/") through @q into *ret_caps. 0, @q's error, or a parser's
+ * -errno (counted invalid and logged once through @t); *ret_caps untouched on failure.
+ * Thread: the caller's (one request at a time per target).
+ */
+int dtp_caps_read(dtp_query_fn q, void *ctx, struct dtp_target *t, struct dtp_caps *ret_caps);
+
+/**
+ * /eal/lcore/info,<id> through @q. An answer about another lcore is refused (-EPROTO,
+ * counted in t->discarded): DPDK before 26.07 can hand a client another client's
+ * parameters. A reply that does not parse is counted invalid and logged once.
+ */
+int dtp_eal_lcore(dtp_query_fn q, void *ctx, struct dtp_target *t, unsigned int id,
+	struct dtel_eal_lcore_info *ret_info);
+
+/**
+ * /eal/lcore/list, then dtp_eal_lcore() of each listed lcore: each(arg, info) for every one
+ * that answers for itself and reports cycles (role not filtered). stop(ctx), when not NULL,
+ * is asked before each request: non-zero ends the walk and is returned (a poll that met a
+ * timeout). Returns 0, the list request's error, or stop's.
+ */
+int dtp_eal_lcores(dtp_query_fn q, void *ctx, struct dtp_target *t, int (*stop)(void *ctx),
+	void (*each)(void *arg, const struct dtel_eal_lcore_info *li), void *arg);
+
 /* Dispatch ------------------------------------------------------------------------------ */
 
 /** Identifiers shared by the values of one read. */
@@ -394,6 +432,14 @@ struct dtp_meta {
 	{                                                        \
 		.port_id = -1, .lcore_id = -1, .duration_ms = -1 \
 	}
+
+/**
+ * The plugin's own health, the same in both plugins (docs/metrics.md): up, and the target's
+ * counters as telemetry_requests (sent, failed, discarded, invalid, truncated), reconnects
+ * and restarts. Returns how many counters collectd could not take (above INT64_MAX): the
+ * caller adds them to its invalid count.
+ */
+int dtp_dispatch_health(const struct dtp_id *id, const struct dtp_target *t);
 
 /** Dispatch a notification with the identifiers of the value it is about. */
 __attribute__((format(printf, 6, 7))) int dtp_notify(const struct dtp_id *id, int severity,

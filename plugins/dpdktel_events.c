@@ -52,19 +52,13 @@ static const struct events_opts defaults = {
 	.not_responding_polls = 3,
 };
 
-#define BOTH (DTP_OPT_GLOBAL | DTP_OPT_INSTANCE)
-#define OPT(key, type, field, min, max, expect)                                          \
-	{                                                                                \
-		key, type, offsetof(struct events_opts, field),                          \
-			sizeof(((struct events_opts *)0)->field), BOTH, min, max, expect \
-	}
-#define BOOL_OPT(key, field) OPT(key, DTP_OPT_BOOL, field, 0, 0, "true or false")
+#define OPT(...) DTP_OPT(events_opts, __VA_ARGS__)
+#define BOOL_OPT(...) DTP_BOOL_OPT(events_opts, __VA_ARGS__)
 
 static const struct dtp_option options[] = {
 	OPT("PollInterval", DTP_OPT_SECONDS, poll_interval, 0.001, 60,
 		"seconds between polls, at least 0.001 and at most 60"),
-	OPT("Ports", DTP_OPT_PORTS, ports, 0, 0,
-		"\"all\" or a list of port ids below 1024 such as \"0-3,8\""),
+	DTP_PORTS_OPT(events_opts),
 	BOOL_OPT("Link", link),
 	BOOL_OPT("LinkConfirm", link_confirm),
 	OPT("FlapWindow", DTP_OPT_SECONDS, flap_window, 0.01, 86400,
@@ -76,8 +70,7 @@ static const struct dtp_option options[] = {
 		"seconds without a heartbeat, more than 0 and at most 3600"),
 	BOOL_OPT("InstanceEvents", instance_events),
 	BOOL_OPT("ReportInitialState", initial_state),
-	OPT("Timeout", DTP_OPT_SECONDS, timeout, 0.001, 60,
-		"seconds for one request, more than 0 and at most 60"),
+	DTP_TIMEOUT_OPT(events_opts),
 	OPT("NotRespondingPolls", DTP_OPT_UINT, not_responding_polls, 1, 1000,
 		"a number of unanswered polls from 1 to 1000"),
 };
@@ -144,15 +137,6 @@ static void instance_retire(void *inst);
 /* Every instance, configured or discovered (plugins/common/instances.c). */
 static struct dtp_instances instances =
 	DTP_INSTANCES_INIT(PLUGIN, start_discovered, instance_retire);
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* "2.5 s", "340 ms", "3 min 2 s": how long a state lasted. */
 static const char *
@@ -1239,7 +1223,7 @@ poll_once(struct ev_instance *ei)
 {
 	struct events_instance_tr itr;
 	struct reading rd = {0};
-	uint64_t t = now_ms();
+	uint64_t t = dtp_now_ms();
 	bool was_up = ei->st.up, was_hung = ei->st.not_responding;
 	enum events_poll poll;
 
@@ -1257,10 +1241,10 @@ poll_once(struct ev_instance *ei)
 		poll = outcome(ei); /* a check may have met the hang */
 	}
 	if (events_instance_apply(&ei->st, poll, dtp_target_exited(&ei->t), ei->t.ever_up, t,
-		    now_ms(), ei->o->not_responding_polls, &itr) > 0) {
+		    dtp_now_ms(), ei->o->not_responding_polls, &itr) > 0) {
 		notify_instance_tr(ei, &itr);
 		if (itr.kind == EVENTS_TR_ANSWERS_AGAIN)
-			ei->quiet_until_ms = now_ms() + ei->stall_us / 1000 +
+			ei->quiet_until_ms = dtp_now_ms() + ei->stall_us / 1000 +
 				2 * (uint64_t)(ei->o->poll_interval * 1000);
 	}
 	if (poll == EVENTS_POLL_ANSWERED) {
@@ -1414,7 +1398,7 @@ static void
 discover(void)
 {
 	dtp_instances_discover(
-		&instances, conf.runtime_dir, (uint64_t)(conf.retire_after * 1000), now_ms());
+		&instances, conf.runtime_dir, (uint64_t)(conf.retire_after * 1000), dtp_now_ms());
 }
 
 /* collectd callbacks ----------------------------------------------------------------------- */
@@ -1464,20 +1448,12 @@ events_read(user_data_t *ud)
 }
 
 /* The conf starts at the first <Plugin> block, or in init for <LoadPlugin> alone. */
-static int
-conf_start(void)
-{
-	return dtp_conf_init(&conf, PLUGIN, options, sizeof(options) / sizeof(options[0]),
-		&defaults, sizeof(defaults));
-}
+#define CONF_ARGS PLUGIN, options, sizeof(options) / sizeof(options[0]), &defaults, sizeof(defaults)
 
 static int
 events_config(oconfig_item_t *ci)
 {
-	if (conf_start() < 0)
-		return 0;
-	dtp_conf_parse(&conf, ci);
-	return 0; /* errors are refused in init: see dpdktel_stats */
+	return dtp_conf_config(&conf, CONF_ARGS, ci);
 }
 
 static const char *const types[] = {"link_status", "link_speed", "link_changes", "link_flapping",
@@ -1514,7 +1490,7 @@ check_poll(const struct dtp_conf *c)
 static int
 events_init(void)
 {
-	if (conf_start() < 0)
+	if (dtp_conf_init(&conf, CONF_ARGS) < 0)
 		return -1;
 	if (dtp_conf_validate(&conf) < 0 || check_poll(&conf) < 0) {
 		LOG(LOG_ERR, "configuration errors (see above): not watching anything");

@@ -42,13 +42,8 @@ static const struct stats_opts defaults = {
 	.ports.all = true,
 };
 
-#define BOTH (DTP_OPT_GLOBAL | DTP_OPT_INSTANCE)
-#define OPT(key, type, field, min, max, expect)                                         \
-	{                                                                               \
-		key, type, offsetof(struct stats_opts, field),                          \
-			sizeof(((struct stats_opts *)0)->field), BOTH, min, max, expect \
-	}
-#define BOOL_OPT(key, field) OPT(key, DTP_OPT_BOOL, field, 0, 0, "true or false")
+#define OPT(...) DTP_OPT(stats_opts, __VA_ARGS__)
+#define BOOL_OPT(...) DTP_BOOL_OPT(stats_opts, __VA_ARGS__)
 
 static const struct dtp_option options[] = {
 	BOOL_OPT("BasicStats", basic),
@@ -60,10 +55,8 @@ static const struct dtp_option options[] = {
 		"one or more shell patterns such as \"*_bad_*\""),
 	BOOL_OPT("AppStats", app),
 	BOOL_OPT("MemoryStats", memory),
-	OPT("Timeout", DTP_OPT_SECONDS, timeout, 0.001, 60,
-		"seconds for one request, more than 0 and at most 60"),
-	OPT("Ports", DTP_OPT_PORTS, ports, 0, 0,
-		"\"all\" or a list of port ids below 1024 such as \"0-3,8\""),
+	DTP_TIMEOUT_OPT(stats_opts),
+	DTP_PORTS_OPT(stats_opts),
 };
 
 static struct dtp_conf conf;
@@ -829,48 +822,28 @@ start_discovered(const char *name, const char *path)
 	return instance_start(name, path, conf.global, true);
 }
 
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static int
 discover_read(user_data_t *ud)
 {
 	(void)ud;
 	dtp_instances_discover(
-		&instances, conf.runtime_dir, (uint64_t)(conf.retire_after * 1000), now_ms());
+		&instances, conf.runtime_dir, (uint64_t)(conf.retire_after * 1000), dtp_now_ms());
 	return 0;
 }
 
 /* collectd callbacks ----------------------------------------------------------------------- */
 
 /* The conf starts at the first <Plugin> block, or in init for <LoadPlugin> alone. */
-static int
-conf_start(void)
-{
-	return dtp_conf_init(&conf, PLUGIN, options, sizeof(options) / sizeof(options[0]),
-		&defaults, sizeof(defaults));
-}
+#define CONF_ARGS PLUGIN, options, sizeof(options) / sizeof(options[0]), &defaults, sizeof(defaults)
 
 static int
 stats_config(oconfig_item_t *ci)
 {
-	if (conf_start() < 0)
-		return 0;
-	dtp_conf_parse(&conf, ci);
-	/* Errors are reported now and refused in init: a config callback that fails would stop
-	 * collectd from starting at all. */
-	return 0;
+	return dtp_conf_config(&conf, CONF_ARGS, ci);
 }
 
-/* Our types come from dpdktel.types.db: without it every value would be refused, one
- * error line at a time. */
-/* Every type the plugin dispatches: init refuses to start when one is not defined. */
+/* Every type the plugin dispatches: init refuses to start when one is not defined (ours
+ * come from dpdktel.types.db; without it every value would be refused, a line at a time). */
 static const char *const types[] = {"if_packets", "if_octets", "if_errors", "if_rx_dropped",
 	"if_tx_dropped", "xstat", "queue_packets", "queue_octets", "queue_errors", "link_speed",
 	"port_queues", "port_mtu", "lcore_packets", "stalls", "lcore_cycles", "percent",
@@ -881,7 +854,7 @@ static int
 stats_init(void)
 {
 	/* <LoadPlugin> without a <Plugin> block: discover with the defaults. */
-	if (conf_start() < 0)
+	if (dtp_conf_init(&conf, CONF_ARGS) < 0)
 		return -1;
 	if (dtp_conf_validate(&conf) < 0) {
 		LOG(LOG_ERR, "%d configuration error%s (see above): not collecting anything",

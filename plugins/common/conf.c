@@ -387,6 +387,17 @@ dtp_conf_init(struct dtp_conf *c, const char *plugin, const struct dtp_option *t
 	return 0;
 }
 
+int
+dtp_conf_config(struct dtp_conf *c, const char *plugin, const struct dtp_option *table,
+	size_t ntable, const void *defaults, size_t opts_size, const oconfig_item_t *ci)
+{
+	if (dtp_conf_init(c, plugin, table, ntable, defaults, opts_size) == 0)
+		dtp_conf_parse(c, ci);
+	/* Errors are reported now and refused in init: a config callback that fails would stop
+	 * collectd from starting at all. */
+	return 0;
+}
+
 void
 dtp_conf_parse(struct dtp_conf *c, const oconfig_item_t *ci)
 {

@@ -61,6 +61,24 @@ struct dtp_option {
 	const char *expect; /* what a valid value looks like, for messages */
 };
 
+/**
+ * A row of a plugin's option table, for a field of its options struct @st, allowed in the
+ * <Plugin> block and in <Instance> blocks. DTP_BOOL_OPT for a bool; DTP_TIMEOUT_OPT and
+ * DTP_PORTS_OPT for the options both plugins have, worded alike.
+ */
+#define DTP_OPT(st, key, type, field, min, max, expect)                                 \
+	{                                                                               \
+		key, type, offsetof(struct st, field), sizeof(((struct st *)0)->field), \
+			DTP_OPT_GLOBAL | DTP_OPT_INSTANCE, min, max, expect             \
+	}
+#define DTP_BOOL_OPT(st, key, field) DTP_OPT(st, key, DTP_OPT_BOOL, field, 0, 0, "true or false")
+#define DTP_TIMEOUT_OPT(st)                                         \
+	DTP_OPT(st, "Timeout", DTP_OPT_SECONDS, timeout, 0.001, 60, \
+		"seconds for one request, more than 0 and at most 60")
+#define DTP_PORTS_OPT(st)                                \
+	DTP_OPT(st, "Ports", DTP_OPT_PORTS, ports, 0, 0, \
+		"\"all\" or a list of port ids below 1024 such as \"0-3,8\"")
+
 /** Ports option: "all" or an id list. */
 struct dtp_ports {
 	bool all;
@@ -111,6 +129,14 @@ struct dtp_conf {
  */
 int dtp_conf_init(struct dtp_conf *c, const char *plugin, const struct dtp_option *table,
 	size_t ntable, const void *defaults, size_t opts_size);
+
+/**
+ * A plugin's config callback: dtp_conf_init(), then dtp_conf_parse() of @ci. Returns 0
+ * always: errors are logged now and refused in init (a config callback that fails would stop
+ * collectd from starting at all).
+ */
+int dtp_conf_config(struct dtp_conf *c, const char *plugin, const struct dtp_option *table,
+	size_t ntable, const void *defaults, size_t opts_size, const oconfig_item_t *ci);
 
 /**
  * Parse a <Plugin> block into c. Every error is logged with the key, the value and what is
@@ -207,6 +233,9 @@ bool dtp_target_restarted(struct dtp_target *t, long *ret_old_pid);
  * its start time are taken by dtp_target_restarted().
  */
 bool dtp_target_exited(const struct dtp_target *t);
+
+/** Milliseconds of CLOCK_MONOTONIC: the plugins' clock for polls, outages and retiring. */
+uint64_t dtp_now_ms(void);
 
 /** Seconds since process @pid started, from /proc; -1 when that cannot be told. */
 double dtp_proc_uptime(long pid);

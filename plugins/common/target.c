@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dtp.h"
@@ -325,4 +326,13 @@ dtp_types_defined(const char *plugin, const char *const *types, size_t n, const 
 		}
 	}
 	return true;
+}
+
+uint64_t
+dtp_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }

@@ -479,9 +479,10 @@ void dtel_fwd_ports_clear(struct dtel_fwd_ports *p);
  * Parse a list of ids such as "0-3,8" or "all" into a bitmap of @nbits bits (@bitmap has
  * (nbits + 63) / 64 words, cleared first). "all" sets every bit. Returns the number of ids
  * set; -EINVAL for a syntax error, a reversed range or an empty list, -ERANGE for an id >=
- * @nbits. @ret_errpos, when not NULL, gets the offset of the first bad character on error.
+ * @nbits. @errpos, when not NULL, gets the offset of the first bad character: it is written on
+ * error only (the one out-parameter that is, hence not named ret_), for the caller's message.
  */
-int dtel_parse_id_list(const char *s, uint64_t *bitmap, unsigned int nbits, size_t *ret_errpos);
+int dtel_parse_id_list(const char *s, uint64_t *bitmap, unsigned int nbits, size_t *errpos);
 
 /**
  * Format the ids set in @bitmap as "0-3,8" into @buf. Returns the length (as snprintf: may be

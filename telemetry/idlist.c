@@ -36,15 +36,15 @@ read_id(const char **p, unsigned int nbits, unsigned long *ret)
 }
 
 static int
-fail(const char *s, const char *p, int err, size_t *ret_errpos)
+fail(const char *s, const char *p, int err, size_t *errpos)
 {
-	if (ret_errpos != NULL)
-		*ret_errpos = (size_t)(p - s);
+	if (errpos != NULL)
+		*errpos = (size_t)(p - s);
 	return err;
 }
 
 int
-dtel_parse_id_list(const char *s, uint64_t *bitmap, unsigned int nbits, size_t *ret_errpos)
+dtel_parse_id_list(const char *s, uint64_t *bitmap, unsigned int nbits, size_t *errpos)
 {
 	const char *p = s;
 	unsigned long lo, hi;
@@ -59,7 +59,7 @@ dtel_parse_id_list(const char *s, uint64_t *bitmap, unsigned int nbits, size_t *
 
 		skip_space(&q);
 		if (*q != '\0')
-			return fail(s, q, -EINVAL, ret_errpos);
+			return fail(s, q, -EINVAL, errpos);
 		for (unsigned int i = 0; i < nbits; i++)
 			bitmap[i / 64] |= 1ull << (i % 64);
 		return (int)nbits;
@@ -68,7 +68,7 @@ dtel_parse_id_list(const char *s, uint64_t *bitmap, unsigned int nbits, size_t *
 		skip_space(&p);
 		ret = read_id(&p, nbits, &lo);
 		if (ret < 0)
-			return fail(s, p, ret, ret_errpos);
+			return fail(s, p, ret, errpos);
 		hi = lo;
 		skip_space(&p);
 		if (*p == '-') {
@@ -76,9 +76,9 @@ dtel_parse_id_list(const char *s, uint64_t *bitmap, unsigned int nbits, size_t *
 			skip_space(&p);
 			ret = read_id(&p, nbits, &hi);
 			if (ret < 0)
-				return fail(s, p, ret, ret_errpos);
+				return fail(s, p, ret, errpos);
 			if (hi < lo)
-				return fail(s, p, -EINVAL, ret_errpos);
+				return fail(s, p, -EINVAL, errpos);
 			skip_space(&p);
 		}
 		for (unsigned long i = lo; i <= hi; i++) {
@@ -89,7 +89,7 @@ dtel_parse_id_list(const char *s, uint64_t *bitmap, unsigned int nbits, size_t *
 		if (*p == '\0')
 			return count;
 		if (*p != ',')
-			return fail(s, p, -EINVAL, ret_errpos);
+			return fail(s, p, -EINVAL, errpos);
 		p++;
 	}
 }

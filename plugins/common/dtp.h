@@ -10,6 +10,14 @@
  *   - dispatch: value lists and notifications with the identifiers of docs/metrics.md.
  *
  * Nothing here talks to a socket or parses JSON: that is libdpdktel's job.
+ *
+ * Conventions: functions return 0 (or a count) or -errno, and fill ret_ pointers only on
+ * success. Ownership: the caller owns every struct passed in; what a function allocates for
+ * the caller is said at the function, with what frees it. Threads: a struct dtp_target and
+ * a struct dtp_conf are used by one thread at a time (a plugin's poll thread, or the read
+ * callback of that instance; the conf by the config, init and shutdown callbacks, which
+ * collectd runs one after the other); struct dtp_instances has its own lock and is safe
+ * from any thread; the dispatch functions are thread-safe (collectd copies what they pass).
  */
 #ifndef DTP_H
 #define DTP_H

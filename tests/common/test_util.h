@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -24,6 +25,30 @@ reply_of(const char *json)
 	struct dtel_reply r = {.json = (char *)json, .len = strlen(json), .flags = 0};
 
 	return r;
+}
+
+/**
+ * A new directory "/tmp/dtel-<tag>-XXXXXX" into @buf (@size at least 32): the one way the C
+ * tests make their temporary directories. 0, or -1 (nothing made).
+ */
+static inline int
+test_tmpdir(const char *tag, char *buf, size_t size)
+{
+	if ((size_t)snprintf(buf, size, "/tmp/dtel-%s-XXXXXX", tag) >= size)
+		return -1;
+	return mkdtemp(buf) == NULL ? -1 : 0;
+}
+
+/** Remove a test_tmpdir() and everything in it, whatever permissions a test left. 0 or -1. */
+static inline int
+test_rmdir(const char *dir)
+{
+	char cmd[512];
+
+	if (dir[0] == '\0' || strncmp(dir, "/tmp/dtel-", 10) != 0 || strchr(dir, '\'') != NULL)
+		return -1;
+	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", dir, dir);
+	return system(cmd) == 0 ? 0 : -1;
 }
 
 static inline uint64_t

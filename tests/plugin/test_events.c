@@ -280,8 +280,7 @@ setup(void **state)
 		sim.stalls[i] = 0;
 	}
 	pthread_mutex_unlock(&sim.m);
-	snprintf(dir, sizeof(dir), "/tmp/dtel-ev-XXXXXX");
-	if (mkdtemp(dir) == NULL)
+	if (test_tmpdir("ev", dir, sizeof(dir)) < 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/edge1", dir);
 	mkdir(path, 0700);
@@ -318,15 +317,12 @@ stop_reader(void)
 static int
 teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
 	stop_reader();
 	fc_shutdown(); /* stops the poll threads */
 	if (fs != NULL)
 		stop_server();
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return test_rmdir(dir);
 }
 
 static void

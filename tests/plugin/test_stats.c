@@ -197,8 +197,7 @@ setup(void **state)
 {
 	(void)state;
 	memset(&fx, 0, sizeof(fx));
-	snprintf(fx.dir, sizeof(fx.dir), "/tmp/dtel-plug-XXXXXX");
-	if (mkdtemp(fx.dir) == NULL)
+	if (test_tmpdir("plug", fx.dir, sizeof(fx.dir)) < 0)
 		return -1;
 	snprintf(fx.path, sizeof(fx.path), "%s/edge1", fx.dir);
 	mkdir(fx.path, 0700);
@@ -213,13 +212,10 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
 	fc_shutdown();
 	fs_stop(fx.fs);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fx.dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return test_rmdir(fx.dir);
 }
 
 /* Configure with an <Instance "edge1"> on the fake socket plus extra options. */

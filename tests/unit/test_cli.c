@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "fake_server.h"
+#include "test_util.h"
 
 /*
  * A device name no real DPDK 22.11 sends: its telemetry library escapes '"', '\\', \n, \r and
@@ -306,13 +307,13 @@ test_query_output_is_terminal_safe(void **state)
 static void
 test_list_escapes_prefix_app_and_version(void **state)
 {
-	char dir[] = "/tmp/dtel-cli-rt-XXXXXX", prefix[256], path[300], greeting[160];
+	char dir[32], prefix[256], path[300], greeting[160];
 	struct fake_config cfg = {.handler = h_evil, .greeting = greeting};
 	struct fake_server *fs;
 	struct result r;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(test_tmpdir("cli-rt", dir, sizeof(dir)), 0);
 	snprintf(prefix, sizeof(prefix), "%s/p\x1b[8m", dir);
 	snprintf(path, sizeof(path), "%s/dpdk_telemetry.v2", prefix);
 	snprintf(greeting, sizeof(greeting),
@@ -339,7 +340,7 @@ test_list_escapes_prefix_app_and_version(void **state)
 	result_free(&r);
 	fs_stop(fs);
 	rmdir(prefix);
-	rmdir(dir);
+	test_rmdir(dir);
 }
 
 static void

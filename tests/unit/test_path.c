@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "dtel.h"
+#include "test_util.h"
 
 static char root[64];
 
@@ -22,18 +23,14 @@ static int
 setup(void **state)
 {
 	(void)state;
-	snprintf(root, sizeof(root), "/tmp/dtel-path-XXXXXX");
-	return mkdtemp(root) == NULL ? -1 : 0;
+	return test_tmpdir("path", root, sizeof(root));
 }
 
 static int
 teardown(void **state)
 {
-	char cmd[256];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s'; rm -rf '%s'", root, root);
-	return system(cmd) == 0 ? 0 : -1;
+	return test_rmdir(root);
 }
 
 /* Bind a SEQPACKET socket at root/prefix/name; listening (live) or closed (stale). */

@@ -129,7 +129,7 @@ start_in_tmpdir(char *dir, char *path, size_t size, struct fake_config *a, struc
 {
 	struct fake_server *fs;
 
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(test_tmpdir("reg", dir, 32), 0);
 	snprintf(path, size, "%s/dpdk_telemetry.v2", dir);
 	a->path = b->path = path;
 	fs = fs_start_path(a);
@@ -140,7 +140,7 @@ start_in_tmpdir(char *dir, char *path, size_t size, struct fake_config *a, struc
 static void
 restart_changes_generation(void **state)
 {
-	char dir[] = "/tmp/dtel-reg-XXXXXX", path[128];
+	char dir[32], path[128];
 	struct fake_config a = {.pid = 100}, b = {.pid = 200};
 	struct dtel_shared_status st;
 	struct dtel_shared *sh;
@@ -166,7 +166,7 @@ restart_changes_generation(void **state)
 	assert_int_equal(st.last_error, 0);
 	dtel_shared_put(sh);
 	fs_stop(fs);
-	rmdir(dir);
+	test_rmdir(dir);
 }
 
 static void
@@ -276,7 +276,7 @@ fail_for_400ms(struct dtel_shared *sh)
 static void
 new_socket_skips_backoff(void **state)
 {
-	char dir[] = "/tmp/dtel-reg-XXXXXX", path[128];
+	char dir[32], path[128];
 	struct fake_config a = {.pid = 100}, b = {.pid = 200};
 	struct dtel_shared_status st;
 	struct dtel_shared *sh;
@@ -303,7 +303,7 @@ new_socket_skips_backoff(void **state)
 	assert_int_equal(query_echo(sh, 500), 0);
 	dtel_shared_put(sh);
 	fs_stop(fs);
-	rmdir(dir);
+	test_rmdir(dir);
 }
 
 struct slow_arg {

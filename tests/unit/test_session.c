@@ -352,18 +352,14 @@ static int
 make_tmpdir(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/dtel-test-XXXXXX");
-	return mkdtemp(tmpdir) == NULL ? -1 : 0;
+	return test_tmpdir("test", tmpdir, sizeof(tmpdir));
 }
 
 static int
 remove_tmpdir(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return test_rmdir(tmpdir);
 }
 
 static int

@@ -208,12 +208,13 @@ void dtp_target_fini(struct dtp_target *t);
 
 /**
  * Send one request and count it. -EAGAIN: not sent, because reconnecting backs off after a
- * refused connect (t->last_error keeps that refusal): not counted, no state change, and a
- * caller must not count it as a failed poll either. On failure: counts it, marks the target down
- * and logs once that it is gone (with the reason in the user's terms), and once more if the reason
- * becomes one the operator must fix (permission denied, not a telemetry socket, garbage)
- * while it stays down; the first success after that logs once that it is back. A reply the
- * application may have cut is counted as truncated.
+ * refused connect (this plugin's or the other's: they share the connection): counted failed
+ * but not sent, and the target is down for the refusal's reason (t->last_error), logged once
+ * as below; a caller must not count it as a failed poll (nothing was asked). On failure: counts it,
+ * marks the target down and logs once that it is gone (with the reason in the user's terms), and
+ * once more if the reason becomes one the operator must fix (permission denied, not a telemetry
+ * socket, garbage) while it stays down; the first success after that logs once that it is back. A
+ * reply the application may have cut is counted as truncated.
  */
 int dtp_query(struct dtp_target *t, const char *cmd, struct dtel_reply *ret);
 

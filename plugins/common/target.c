@@ -149,10 +149,18 @@ dtp_query(struct dtp_target *t, const char *cmd, struct dtel_reply *ret)
 {
 	int r = dtel_shared_query(t->sh, cmd, t->timeout_ms, ret);
 
-	/* Not sent (reconnecting backs off after a refused connect): neither a request nor a
-	 * failure; the target stays as the refusal left it. */
-	if (r == -EAGAIN)
+	/* Not sent (reconnecting backs off after a refused connect, maybe the other plugin's):
+	 * not a request sent, but one without an answer, and the application is down for the
+	 * reason of that refusal: this plugin says so once as well. */
+	if (r == -EAGAIN) {
+		struct dtel_shared_status st;
+
+		t->failed++;
+		dtel_shared_status(t->sh, &st);
+		if (st.last_error < 0 && st.last_error != -EAGAIN)
+			note_down(t, cmd, st.last_error);
 		return r;
+	}
 	t->sent++;
 	if (r == 0) {
 		note_up(t);

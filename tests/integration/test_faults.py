@@ -28,7 +28,8 @@ EVENTS_TIMEOUT = 0.2
 # Instance-level values: the only identifiers a sick instance may have.
 HEALTH = {'up', 'telemetry_requests-sent', 'telemetry_requests-failed',
           'telemetry_requests-truncated', 'telemetry_requests-invalid',
-          'telemetry_requests-discarded', 'reconnects', 'restarts', 'duration-read', 'uptime'}
+          'telemetry_requests-discarded', 'reconnects', 'restarts', 'duration-read', 'uptime',
+          'not_responding'}
 
 
 def instances(paths):

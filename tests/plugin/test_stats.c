@@ -542,22 +542,29 @@ stopped_application_costs_one_timeout(void **state)
 }
 
 /* Requests the library refuses unsent (reconnecting backs off after a refused connect) are
- * neither sent nor failed: only the refused connect counts. */
+ * not sent: only the refused connect went out. They failed all the same (no answer), and
+ * the application is down, logged once. */
 static void
-refused_unsent_not_counted(void **state)
+refused_unsent_counted_failed_not_sent(void **state)
 {
+	int64_t sent;
+
 	(void)state;
 	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 7);
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
+	sent = must_find(PI, "telemetry_requests", "sent")->v[0].derive;
 	fs_stop(fx.fs);
 	fx.fs = NULL;
 	/* The first backoff is 25 ms: these reads follow each other well within it. */
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(fc_read_all(), 0);
-	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 1);
+	/* One refused connect (its read ends there), then one unsent request per read. */
+	assert_int_equal(must_find(PI, "telemetry_requests", "sent")->v[0].derive, sent + 1);
+	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 3);
 	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 0);
+	assert_int_equal(fc_logs_matching("is not running (no socket)"), 1);
 }
 
 /* An oversized reply is blamed on its own command; the requests after it in the same read
@@ -1249,7 +1256,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(hung_request_bounded_by_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			stopped_application_costs_one_timeout, setup, teardown),
-		cmocka_unit_test_setup_teardown(refused_unsent_not_counted, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			refused_unsent_counted_failed_not_sent, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			oversized_reply_blames_its_command, setup, teardown),
 		cmocka_unit_test_setup_teardown(restart_gives_one_warning, setup, teardown),

@@ -16,7 +16,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(SOURCE, 'tests', 'integration'))
+sys.path.insert(0, os.path.join(SOURCE, 'tests', 'pylib'))  # the shared test helpers
 os.environ.setdefault('DTEL_SOURCE_DIR', SOURCE)
 from helpers import dpdk  # noqa: E402
 from helpers.collectd import Collectd  # noqa: E402

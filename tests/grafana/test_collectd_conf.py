@@ -10,16 +10,15 @@ values, not on a blip.
 """
 import os
 import re
-import sys
 import urllib.request
 
 import pytest
 
+from helpers.collectd_daemon import Collectd, free_port
+from helpers.wait import wait_until
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, 'tests', 'integration'))
-from helpers.collectd_daemon import Collectd, free_port  # noqa: E402
-from helpers.wait import wait_until  # noqa: E402
 
 EXAMPLE = os.path.join(ROOT, 'plugins', 'conf', 'dpdktel.conf')
 TYPES_DB = os.path.join(ROOT, 'plugins', 'dpdktel.types.db')

@@ -12,12 +12,12 @@ replaces the feeder with them.
 """
 import os
 import re
-import sys
 import threading
 import time
 
 import pytest
 
+from helpers import metricsdoc
 from helpers.collectd_daemon import Collectd, free_port
 from helpers.dashboards import dashboard_queries, only
 from helpers.prom import Prometheus
@@ -25,8 +25,6 @@ from helpers.wait import wait_until
 
 SOURCE = os.path.abspath(os.environ.get('DTEL_SOURCE_DIR',
                                         os.path.join(os.path.dirname(__file__), '../..')))
-sys.path.insert(0, os.path.join(SOURCE, 'tests', 'grafana'))
-import metricsdoc  # noqa: E402
 
 HOST = 'hostA'
 INSTANCE = 'lab.edge1'  # a dot: the relabel regexes must anchor the .portN suffix

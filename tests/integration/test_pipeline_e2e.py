@@ -16,9 +16,9 @@ import yaml
 
 from helpers import dpdk, metricsdoc, promql
 from helpers.collectd import Collectd
-from helpers.collectd_daemon import free_port
-from helpers.pipeline import Traffic, collectd_config
 from helpers.dashboards import DASHBOARDS, dashboard_queries, only
+from helpers.pipeline import Traffic, collectd_config
+from helpers.process import free_port
 from helpers.prom import RULES, Prometheus
 from helpers.wait import wait_until
 

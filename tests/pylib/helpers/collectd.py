@@ -1,24 +1,31 @@
 """A real collectd 5.12 daemon for tests, loading our plugins from the build tree.
 
 collectd has one PluginDir and refuses symlinked plugins, so the system plugins a test needs
-and ours are copied into a temporary PluginDir. Everything lives in a temporary dir removed
-at stop; the daemon is ended by PID.
+(from /usr/lib/collectd) and ours (from the build dir) are copied into a temporary PluginDir.
+Everything lives in a temporary dir removed by cleanup(); the daemon is ended by PID
+(helpers/process.py Daemon).
+
+What a test reads back: the csv writer's files, the cache over unixsock (GETVAL, LISTVAL),
+notifications from the log, and what write_prometheus serves. Values are fed with
+`collectdctl putval` over the same socket, as a plugin would dispatch them.
 """
 import glob
+import grp
 import os
 import re
 import shutil
 import socket
 import subprocess
 import tempfile
+import urllib.request
 
 from . import sanitizers
-from .netns import exec_prefix
-from .process import end, read_log, status_field
+from .netns import exec_prefix, run_in
+from .process import Daemon, read_log, status_field
 from .wait import Fatal, wait_until
 
-SYSTEM_PLUGINS = '/usr/lib/collectd'
-TYPES_DB = '/usr/share/collectd/types.db'
+SYSTEM_PLUGIN_DIR = '/usr/lib/collectd'
+SYSTEM_TYPES_DB = '/usr/share/collectd/types.db'
 
 # For benchmarks with csv=False: no write plugin, and no per-value log line either. Without
 # any writer collectd 5.12 logs "Available write targets:: [none]" for every value it
@@ -29,15 +36,29 @@ NO_WRITER = 'PostCacheChain "dtel_nowrite"\n<Chain "dtel_nowrite">\n  Target "st
 NOTIFICATION_RE = re.compile(r'\] (?:\[\w+\] )?Notification: (.*)$')
 
 
-class Collectd:
+class Collectd(Daemon):
     def __init__(self, build_dir, source_dir, config, system_plugins=(), interval=1.0,
                  hostname='dttest', ours=('dpdktel_stats',), read_threads=5, env=None,
-                 plugin_dir_source=None, netns=None, csv=True, user=None, wrapper=()):
-        """csv=False: no write plugin at all (benchmarks: the csv writer costs every
-        value a few microseconds). user: a pwd entry to run collectd as (with that user's
-        groups), else root. wrapper: a command line to run collectd under (valgrind)."""
+                 plugin_dir_source=None, netns=None, csv=True, user=None, wrapper=(),
+                 types_db=None, timeout=None, write_threads=None, http_port=None,
+                 print_severity=True):
+        """config: the configuration after the common header (LoadPlugin lines, <Plugin>
+        blocks). The header loads logfile (first, so that the other plugins' errors are
+        logged), unixsock and, unless csv=False, the csv writer.
+
+        system_plugins: names of other system plugins to copy; ours: names of our plugins
+        to copy from plugin_dir_source (default <build_dir>/plugins). csv=False: no write
+        plugin at all (benchmarks: the csv writer costs every value a few microseconds).
+        types_db: the TypesDB files (default collectd's and plugins/dpdktel.types.db; ()
+        writes no TypesDB line, for a config that has its own). timeout, write_threads:
+        collectd's Timeout and WriteThreads, when not its defaults (one write thread keeps
+        the values of one identifier in order). http_port: a write_prometheus port that
+        start() also waits for. print_severity=False: log lines without their "[warning]"
+        prefix. user: a pwd entry to run collectd as (with that user's groups), else root.
+        wrapper: a command line to run collectd under (valgrind).
+        netns: run inside this network namespace (helpers/netns.py)."""
         self.wrapper = list(wrapper)
-        self.netns = netns  # run inside this network namespace (helpers/netns.py)
+        self.netns = netns
         self.build_dir = build_dir
         self.source_dir = source_dir
         self.dir = tempfile.mkdtemp(prefix='dtel-collectd-')
@@ -52,52 +73,65 @@ class Collectd:
         self.env = sanitizers.collectd_env(env)
         self.write_csv = csv
         self.user = user
+        self.http_port = http_port
+        self.print_severity = print_severity
         self.proc = None
         plugin_source = plugin_dir_source or os.path.join(build_dir, 'plugins')
         for name in set(('logfile', 'unixsock', 'csv') + tuple(system_plugins)):
-            shutil.copy(os.path.join(SYSTEM_PLUGINS, name + '.so'), self.plugin_dir)
+            shutil.copy(os.path.join(SYSTEM_PLUGIN_DIR, name + '.so'), self.plugin_dir)
         for name in ours:
             shutil.copy(os.path.join(plugin_source, name + '.so'), self.plugin_dir)
-        self.types_db = os.path.join(source_dir, 'plugins', 'dpdktel.types.db')
+        if types_db is None:
+            types_db = (SYSTEM_TYPES_DB, os.path.join(source_dir, 'plugins', 'dpdktel.types.db'))
+        self.types_db = tuple(types_db)
         self.conf_path = os.path.join(self.dir, 'collectd.conf')
         with open(self.conf_path, 'w') as f:
-            f.write(self.base_config(read_threads) + '\n' + config + '\n')
+            f.write(self.base_config(read_threads, timeout, write_threads) + '\n' + config +
+                    '\n')
         if user is not None:
             for root, dirs, files in os.walk(self.dir):
                 for name in [root] + [os.path.join(root, n) for n in dirs + files]:
                     os.chown(name, user.pw_uid, user.pw_gid)
 
-    def base_config(self, read_threads):
-        csv = f'''LoadPlugin csv
-<Plugin csv>
-  DataDir "{self.csv_dir}"
-  StoreRates false
-</Plugin>
-''' if self.write_csv else ''
-        return f'''Hostname "{self.hostname}"
-FQDNLookup false
-BaseDir "{self.dir}"
-PIDFile "{self.dir}/collectd.pid"
-PluginDir "{self.plugin_dir}"
-TypesDB "{TYPES_DB}" "{self.types_db}"
-Interval {self.interval}
-ReadThreads {read_threads}
-LoadPlugin logfile
-<Plugin logfile>
-  File "{self.log_path}"
-  LogLevel info
-  PrintSeverity true
-  Timestamp true
-</Plugin>
-LoadPlugin unixsock
-<Plugin unixsock>
-  SocketFile "{self.sock_path}"
-</Plugin>
-''' + csv
+    def base_config(self, read_threads, timeout, write_threads):
+        types = ' '.join(f'"{t}"' for t in self.types_db)
+        # The socket's group is the daemon's own: unixsock's default group "collectd" does
+        # not exist on Debian ("No such group" in the log).
+        group = grp.getgrgid(self.user.pw_gid if self.user else os.getegid()).gr_name
+        lines = [
+            f'Hostname "{self.hostname}"',
+            'FQDNLookup false',
+            f'BaseDir "{self.dir}"',
+            f'PIDFile "{self.dir}/collectd.pid"',
+            f'PluginDir "{self.plugin_dir}"',
+            f'TypesDB {types}' if types else None,
+            f'Interval {self.interval}',
+            f'Timeout {timeout}' if timeout is not None else None,
+            f'ReadThreads {read_threads}',
+            f'WriteThreads {write_threads}' if write_threads is not None else None,
+            'LoadPlugin logfile',
+            '<Plugin logfile>',
+            f'  File "{self.log_path}"',
+            '  LogLevel info',
+            f'  PrintSeverity {"true" if self.print_severity else "false"}',
+            '  Timestamp true',
+            '</Plugin>',
+            'LoadPlugin unixsock',
+            '<Plugin unixsock>',
+            f'  SocketFile "{self.sock_path}"',
+            f'  SocketGroup "{group}"',
+            '  SocketPerms "0600"',
+            '</Plugin>',
+        ]
+        if self.write_csv:
+            lines += ['LoadPlugin csv', '<Plugin csv>', f'  DataDir "{self.csv_dir}"',
+                      '  StoreRates false', '</Plugin>']
+        return '\n'.join(line for line in lines if line is not None) + '\n'
 
     # Process ---------------------------------------------------------------------------
 
     def start(self, timeout=20):
+        """Start and wait until unixsock answers (and http_port serves /metrics)."""
         kw = {}
         if self.user is not None:
             kw = dict(user=self.user.pw_uid, group=self.user.pw_gid, cwd=self.dir,
@@ -106,49 +140,36 @@ LoadPlugin unixsock
         self.proc = subprocess.Popen(argv,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
                                      start_new_session=True, env=self.env, **kw)
-        wait_until(lambda: self._alive() and self.command('LISTVAL') is not None, timeout,
-                   'collectd unixsock')
+
+        def ready_or_exited():
+            # wait_until retries on exceptions, so an exit is a result, not an exception.
+            if self.proc.poll() is not None:
+                return 'exited'
+            if self.command('LISTVAL') is None:
+                return None
+            if self.http_port:
+                run_in(self.netns, self._metrics)
+            return 'ready'
+
+        if wait_until(ready_or_exited, timeout, 'collectd ready') == 'exited':
+            raise Fatal(f'collectd exited with {self.proc.returncode}:\n{self.log()}')
         return self
 
-    def _alive(self):
-        if self.proc.poll() is not None:
-            raise Fatal(f'collectd exited with {self.proc.returncode}:\n{self.log()}')
-        return True
-
-    def running(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    @property
-    def pid(self):
-        return self.proc.pid
+    def _metrics(self):
+        url = f'http://127.0.0.1:{self.http_port}/metrics'
+        with urllib.request.urlopen(url, timeout=2) as r:
+            return r.read()
 
     def rss_kib(self):
         """The daemon's resident set size, from /proc."""
         return status_field(self.proc.pid, 'VmRSS')
 
-    def stop(self, timeout=15):
-        return end(self.proc, timeout=timeout)
-
-    def cleanup(self):
-        self.stop()
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-    def __enter__(self):
-        try:
-            return self.start()
-        except BaseException:
-            # A daemon that never answered is still stopped and its temp dir removed.
-            self.cleanup()
-            raise
-
-    def __exit__(self, *exc):
-        self.cleanup()
-
-    def test_config(self):
+    def test_config(self, timeout=60):
         """collectd -T: read the config, run every init once, exit. (collectd 5.12's -t
-        does not call the plugins' config callbacks at all, so it cannot check them.)"""
+        does not call the plugins' config callbacks at all, so it cannot check them.)
+        Returns the CompletedProcess; the plugins' messages are in log()."""
         return subprocess.run(['collectd', '-T', '-C', self.conf_path], capture_output=True,
-                              text=True, timeout=60, env=self.env)
+                              text=True, timeout=timeout, env=self.env)
 
     # Reading what it has -----------------------------------------------------------------
 
@@ -221,3 +242,31 @@ LoadPlugin unixsock
             rows = self.csv(identifier)
             return rows and cond(rows[-1]) and rows[-1]
         return wait_until(check, timeout, what or f'collectd value {identifier}')
+
+    # Feeding it values -------------------------------------------------------------------
+
+    def _putval_argv(self, identifier, values, interval):
+        argv = ['collectdctl', '-s', self.sock_path, 'putval', identifier]
+        if interval is not None:
+            argv.append(f'interval={interval}')
+        return argv + [values]
+
+    def putval(self, identifier, values, interval=None):
+        """One value list, e.g. putval('hostA/dpdktel_events-e.port0/link_status', 'N:1')."""
+        p = subprocess.run(self._putval_argv(identifier, values, interval),
+                           capture_output=True, text=True, timeout=10)
+        if p.returncode != 0:
+            raise RuntimeError(f'collectdctl putval {identifier} {values}: {p.stdout}{p.stderr}')
+
+    def putvals(self, items, interval=None, parallel=8):
+        """Many value lists [(identifier, values)], up to `parallel` collectdctl at a time."""
+        items = list(items)
+        for i in range(0, len(items), parallel):
+            procs = [(identifier, subprocess.Popen(
+                self._putval_argv(identifier, values, interval), stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, text=True))
+                for identifier, values in items[i:i + parallel]]
+            for identifier, p in procs:
+                out, _ = p.communicate(timeout=10)
+                if p.returncode != 0:
+                    raise RuntimeError(f'collectdctl putval {identifier}: {out}')

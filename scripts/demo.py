@@ -16,12 +16,12 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(SOURCE, 'tests', 'integration'))
+sys.path.insert(0, os.path.join(SOURCE, 'tests', 'pylib'))  # the shared test helpers
 os.environ.setdefault('DTEL_SOURCE_DIR', SOURCE)
 from helpers import dpdk  # noqa: E402
 from helpers.collectd import Collectd  # noqa: E402
-from helpers.collectd_daemon import free_port  # noqa: E402
 from helpers.pipeline import Traffic, collectd_config  # noqa: E402
+from helpers.process import free_port  # noqa: E402
 from helpers.prom import Prometheus  # noqa: E402
 
 STATES = {0: 'STARTING', 1: 'RUNNING', 2: 'IDLE', 3: 'STALLED', 4: 'EXITED'}
@@ -131,7 +131,7 @@ def run(args):
     finally:
         if traffic:
             traffic.close()
-        prom.stop()
+        prom.cleanup()
         cd.cleanup()
         app.cleanup()
         print('demo: stopped dpdktel-fwd, collectd and Prometheus and removed their state',

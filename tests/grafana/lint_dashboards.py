@@ -19,9 +19,9 @@ import sys
 
 import yaml
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import metricsdoc  # noqa: E402
-import promql  # noqa: E402
+# The shared test helpers (tests/pylib/helpers/__init__.py), for runs without meson.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'pylib'))
+from helpers import metricsdoc, promql  # noqa: E402
 
 DS_REF = {'type': 'prometheus', 'uid': '${datasource}'}
 BUILTIN_ANNOTATION_DS = {'type': 'grafana', 'uid': '-- Grafana --'}

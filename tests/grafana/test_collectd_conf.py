@@ -10,24 +10,24 @@ values, not on a blip.
 """
 import os
 import re
-import sys
 import urllib.request
 
 import pytest
 
+from helpers.collectd import Collectd
+from helpers.process import free_port
+from helpers.wait import wait_until
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, 'tests', 'integration'))
-from helpers.collectd_daemon import Collectd, free_port  # noqa: E402
-from helpers.wait import wait_until  # noqa: E402
 
 EXAMPLE = os.path.join(ROOT, 'plugins', 'conf', 'dpdktel.conf')
 TYPES_DB = os.path.join(ROOT, 'plugins', 'dpdktel.types.db')
 INSTALLED_TYPES_DB = '/usr/share/collectd/dpdktel.types.db'
 BUILD = os.environ.get('DTEL_BUILD_DIR', os.path.join(ROOT, 'build'))
-OUR_PLUGINS = [os.path.join(BUILD, 'plugins', f'{p}.so') for p in ('dpdktel_stats',
-                                                                     'dpdktel_events')]
-STOCK = ['write_prometheus', 'network', 'notify_email', 'exec', 'threshold', 'unixsock']
+OURS = ('dpdktel_stats', 'dpdktel_events')
+OUR_PLUGINS = [os.path.join(BUILD, 'plugins', f'{p}.so') for p in OURS]
+STOCK = ('write_prometheus', 'network', 'notify_email', 'exec', 'threshold')
 # What collectd logs when it rejects something; `collectd -T` does not always exit non-zero.
 ERROR_LOG = re.compile(r'not allowed|failed|could not|unknown|error|did not register|'
                        r'invalid|no such', re.I)
@@ -77,11 +77,23 @@ def for_test(text, port):
     return text.replace(INSTALLED_TYPES_DB, TYPES_DB).replace('Port "9103"', f'Port "{port}"')
 
 
-def check(body, plugin_files=()):
-    with Collectd(for_test(body, free_port()), plugins=STOCK, plugin_files=plugin_files) as c:
-        rc, out = c.test_config()
+def collectd(body, ours=(), **kw):
+    """A collectd with `body` after its header: the example's own TypesDB line, no csv
+    writer, one write thread (the threshold plugin judges one identifier's values in order),
+    log lines without a severity (ERROR_LOG looks at what the lines say)."""
+    return Collectd(BUILD, ROOT, body, system_plugins=STOCK, ours=ours, csv=False, types_db=(),
+                    hostname='hostA', write_threads=1, print_severity=False, **kw)
+
+
+def check(body, ours=()):
+    c = collectd(for_test(body, free_port()), ours)
+    try:
+        p = c.test_config()
+        out = p.stdout + p.stderr + c.log()
+    finally:
+        c.cleanup()
     errors = [l for l in out.splitlines() if ERROR_LOG.search(l)]
-    return rc, errors, out
+    return p.returncode, errors, out
 
 
 def test_example_has_every_documented_part():
@@ -115,7 +127,7 @@ def test_example_without_the_dpdktel_plugins_is_accepted():
                     reason=f'dpdktel plugins not built ({", ".join(OUR_PLUGINS)})')
 def test_example_with_the_dpdktel_plugins_is_accepted():
     main, _ = split(example())
-    rc, errors, out = check(main, OUR_PLUGINS)
+    rc, errors, out = check(main, OURS)
     assert rc == 0 and not errors, out
 
 
@@ -142,8 +154,7 @@ def test_types_and_threshold_variant_live():
     thr = uncomment(next(v for t, v in variants.items() if 'threshold' in t))
     port = free_port()
     body = for_test(without_dpdktel_plugins(main), port) + '\n' + thr
-    with Collectd(body, plugins=STOCK) as c:
-        c.start(http_port=port)
+    with collectd(body, http_port=port) as c:
         link = 'hostA/dpdktel_events-edge1.port0/link_status'
         # A blip of two values down, then three: one FAILURE, for the second episode.
         for v in (1, 0, 0, 1, 0, 0, 0):

@@ -12,15 +12,14 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 
 import pytest
 import yaml
 
+from helpers import promql
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-import promql  # noqa: E402
 
 OVERVIEW = os.path.join(ROOT, 'grafana', 'dashboards', 'dpdktel-overview.json')
 ALL = {'instance': '.+', 'dpdk_instance': '.+'}

@@ -5,8 +5,6 @@ import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))
-
 from helpers import sanitizers  # noqa: E402
 
 BUILD = os.environ.get('DTEL_BUILD_DIR', os.path.join(os.path.dirname(__file__), '../../build'))

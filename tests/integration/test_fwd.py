@@ -21,12 +21,13 @@ import time
 
 import pytest
 
+import helpers
 from helpers import dpdk, sanitizers, telemetry, threads
 from helpers.wait import wait_until
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-RAWFRAMES = os.path.join(HERE, 'helpers', 'rawframes.py')
-LINKCTL = os.path.join(HERE, 'helpers', 'linkctl.py')
+RAWFRAMES = os.path.join(os.path.dirname(helpers.__file__), 'rawframes.py')
+LINKCTL = os.path.join(os.path.dirname(helpers.__file__), 'linkctl.py')
 PY = '/usr/bin/python3'
 _ids = itertools.count()
 

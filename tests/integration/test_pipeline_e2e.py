@@ -10,21 +10,17 @@ import json
 import os
 import re
 import subprocess
-import sys
 import time
 
-from helpers import dpdk
+import yaml
+
+from helpers import dpdk, metricsdoc, promql
 from helpers.collectd import Collectd
-from helpers.collectd_daemon import free_port
+from helpers.dashboards import DASHBOARDS, dashboard_queries, only
 from helpers.pipeline import Traffic, collectd_config
-from helpers.dashboards import DASHBOARDS, SOURCE, dashboard_queries, only
+from helpers.process import free_port
 from helpers.prom import RULES, Prometheus
 from helpers.wait import wait_until
-
-sys.path.insert(0, os.path.join(SOURCE, 'tests', 'grafana'))
-import metricsdoc  # noqa: E402
-import promql  # noqa: E402
-import yaml  # noqa: E402
 
 HOST = 'e2ehost'
 STALL_AFTER_MS, STALL_FOR_MS = 12000, 55000

@@ -12,21 +12,20 @@ replaces the feeder with them.
 """
 import os
 import re
-import sys
 import threading
 import time
 
 import pytest
 
-from helpers.collectd_daemon import Collectd, free_port
+from helpers import metricsdoc
+from helpers.collectd import Collectd
 from helpers.dashboards import dashboard_queries, only
+from helpers.process import free_port
 from helpers.prom import Prometheus
 from helpers.wait import wait_until
 
 SOURCE = os.path.abspath(os.environ.get('DTEL_SOURCE_DIR',
                                         os.path.join(os.path.dirname(__file__), '../..')))
-sys.path.insert(0, os.path.join(SOURCE, 'tests', 'grafana'))
-import metricsdoc  # noqa: E402
 
 HOST = 'hostA'
 INSTANCE = 'lab.edge1'  # a dot: the relabel regexes must anchor the .portN suffix
@@ -145,18 +144,19 @@ def rows():
 
 
 @pytest.fixture(scope='module')
-def chain(rows):
+def chain(rows, build_dir, source_dir):
     wp_port = free_port()
     body = f'LoadPlugin write_prometheus\n<Plugin write_prometheus>\n  Host "127.0.0.1"\n' \
            f'  Port "{wp_port}"\n</Plugin>\n'
     # Timeout 5: a feeder round late by a few seconds on a loaded machine must not make
     # values vanish (and DpdkTelemetryStale go pending).
-    collectd = Collectd(body, plugins=['unixsock', 'write_prometheus'], timeout=5,
-                        types_db=[os.path.join(SOURCE, 'plugins', 'dpdktel.types.db')],
-                        hostname=HOST)
+    # One write thread keeps the values of one identifier in order.
+    collectd = Collectd(build_dir, source_dir, body, system_plugins=('write_prometheus',),
+                        ours=(), csv=False, timeout=5, write_threads=1, hostname=HOST,
+                        http_port=wp_port)
     feeder = prom = None
     try:
-        collectd.start(http_port=wp_port)
+        collectd.start()
         feeder = Feeder(collectd, rows)
         feeder.start()
         prom = Prometheus([f'127.0.0.1:{wp_port}']).start()
@@ -166,8 +166,8 @@ def chain(rows):
         if feeder:
             feeder.stop()
         if prom:
-            prom.stop()
-        collectd.stop()
+            prom.cleanup()
+        collectd.cleanup()
 
 
 def series_labels(prom, metric):

@@ -2,12 +2,11 @@
 import json
 import os
 import re
-import sys
+
+from . import promql
 
 SOURCE = os.path.abspath(os.environ.get('DTEL_SOURCE_DIR', os.path.join(
     os.path.dirname(os.path.abspath(__file__)), '..', '..', '..')))
-sys.path.insert(0, os.path.join(SOURCE, 'tests', 'grafana'))
-import promql  # noqa: E402
 
 DASHBOARDS = [os.path.join(SOURCE, 'grafana', 'dashboards', f'dpdktel-{n}.json')
               for n in ('overview', 'port', 'lcores')]

@@ -3,7 +3,7 @@
 The scrape job is the `dpdktel` job of grafana/prometheus/prometheus.yml itself (relabelling,
 honor_labels, honor_timestamps); only its targets and intervals are replaced, so a test
 checks what users paste. Intervals default to 1 s so rules fire within seconds of their
-`for:`. The process is ended by PID and its directory removed.
+`for:`. The process is ended by PID and its directory removed (helpers/process.py Daemon).
 
     with Prometheus(['127.0.0.1:9103']) as prom:
         prom.wait_for_target()
@@ -21,9 +21,8 @@ import urllib.request
 
 import yaml
 
-from .collectd_daemon import free_port
 from .netns import exec_prefix, run_in
-from .process import Daemon, read_log
+from .process import Daemon, free_port, read_log
 from .wait import wait_until
 
 SOURCE = os.environ.get('DTEL_SOURCE_DIR',
@@ -156,10 +155,3 @@ class Prometheus(Daemon):
             ts = self.api('targets')['activeTargets']
             return ts and all(t['health'] == 'up' for t in ts)
         return wait_until(up, timeout, f'{JOB} targets up in {self.url}/targets')
-
-    def __enter__(self):
-        try:
-            return self.start()
-        except BaseException:
-            self.stop()  # __exit__ does not run when __enter__ raises
-            raise

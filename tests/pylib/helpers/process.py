@@ -1,7 +1,8 @@
-"""Ending the processes a test started: by PID, never by name."""
+"""Ending the processes a test started: by PID, never by name; the Daemon base."""
 import os
 import shutil
 import signal
+import socket
 import subprocess
 
 
@@ -38,20 +39,49 @@ def read_log(path):
         return ''
 
 
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
 class Daemon:
     """A daemon of a test in a temporary dir of its own: `proc` (a Popen, or None before it
-    starts) and `dir`. stop() ends it by PID and removes the dir; so does leaving a with."""
+    starts) and `dir`. A subclass provides start(), which returns self once the daemon
+    answers.
+
+    stop() ends it by PID and returns its exit code, keeping the dir (its log stays
+    readable); cleanup() also removes the dir. `with` starts it and cleans up on leaving,
+    and also when start() fails (__exit__ does not run when __enter__ raises)."""
 
     proc = None
     dir = None
 
+    def start(self):
+        raise NotImplementedError
+
     def running(self):
         return self.proc is not None and self.proc.poll() is None
 
+    @property
+    def pid(self):
+        return self.proc.pid
+
     def stop(self, timeout=15):
-        end(self.proc, timeout=timeout)
+        return end(self.proc, timeout=timeout)
+
+    def cleanup(self):
+        self.stop()
         if self.dir:
             shutil.rmtree(self.dir, ignore_errors=True)
 
+    def __enter__(self):
+        try:
+            return self.start()
+        except BaseException:
+            self.cleanup()
+            raise
+
     def __exit__(self, *exc):
-        self.stop()
+        self.cleanup()

@@ -1,1 +1,0 @@
-"""Helpers for the integration suite: real DPDK processes, the telemetry socket, waiting."""

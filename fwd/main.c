@@ -151,8 +151,9 @@ main(int argc, char **argv)
 	fwd_ports_start(&ctx);
 	fwd_health_init(&ctx);
 	fwd_metrics_init(&ctx);
-	fwd_telemetry_publish(&ctx);
+	/* Permissions first: a client that sees /fwd/info answer may rely on them. */
 	fwd_access_apply(&ctx);
+	fwd_telemetry_publish(&ctx);
 	log_start(&ctx);
 
 	fwd_lcores_launch(&ctx);

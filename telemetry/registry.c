@@ -173,16 +173,26 @@ sock_id_equal(const struct sock_id *a, const struct sock_id *b)
 		a->ctime.tv_nsec == b->ctime.tv_nsec;
 }
 
-/* A connect attempt was refused: no new attempt before the backoff delay. */
+/*
+ * A connect attempt was refused: no new attempt before the backoff delay. Refused by a socket
+ * file that had not refused before (an application starting again, not listening yet), the
+ * backoff starts over at its first step: it is about to answer.
+ */
 static void
 note_refused(struct dtel_shared *sh)
 {
-	unsigned int shift = sh->failures < 16 ? sh->failures : 16;
-	uint64_t delay = BACKOFF_FIRST_NS << shift;
+	struct sock_id now;
+	unsigned int shift;
+	uint64_t delay;
 
+	sock_id_of(sh->path, &now);
+	if (!sock_id_equal(&now, &sh->failed_at))
+		sh->failures = 0;
+	shift = sh->failures < 16 ? sh->failures : 16;
+	delay = BACKOFF_FIRST_NS << shift;
 	sh->failures++;
 	sh->retry_at_ns = dtel__now_ns() + (delay < BACKOFF_MAX_NS ? delay : BACKOFF_MAX_NS);
-	sock_id_of(sh->path, &sh->failed_at);
+	sh->failed_at = now;
 }
 
 static void

@@ -306,6 +306,68 @@ new_socket_skips_backoff(void **state)
 	test_rmdir(dir);
 }
 
+/* One connection of a socket that listens late: greet it and answer one request. */
+static void *
+late_main(void *arg)
+{
+	int fd = *(int *)arg, c = accept(fd, NULL, NULL);
+	char buf[256];
+
+	if (c < 0)
+		return NULL;
+	snprintf(buf, sizeof(buf),
+		"{\"version\":\"DPDK 22.11.11\",\"pid\":300,\"max_output_len\":16384}");
+	send(c, buf, strlen(buf), MSG_NOSIGNAL);
+	if (recv(c, buf, sizeof(buf), 0) > 0)
+		send(c, "{\"/echo\":\"x\"}", 13, MSG_NOSIGNAL);
+	recv(c, buf, sizeof(buf), 0); /* until the client closes */
+	close(c);
+	return NULL;
+}
+
+/*
+ * An application starting again binds its socket before it listens (DPDK lib/telemetry/
+ * telemetry.c create_socket(): bind(), then listen()): a connect refused in between, by a
+ * socket file that had not refused before, starts the backoff over at 25 ms instead of the
+ * 400 ms or more the outage had reached, so the application's first values are not late
+ * (seen as a stats read without values after a restart in the fault tests).
+ */
+static void
+refused_by_a_new_socket_retries_soon(void **state)
+{
+	char dir[32], path[128];
+	struct fake_config a = {.pid = 100}, b = {.pid = 200};
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	struct dtel_shared *sh;
+	struct fake_server *fs = start_in_tmpdir(dir, path, sizeof(path), &a, &b, &sh);
+	pthread_t t;
+	uint64_t t0;
+	int fd;
+
+	(void)state;
+	assert_int_equal(query_echo(sh, 500), 0);
+	fs_stop(fs);
+	stale_socket(path);
+	assert_int_equal(fail_for_400ms(sh), -ECONNREFUSED); /* backoff 400 ms or more now */
+	unlink(path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	assert_true(fd >= 0);
+	memcpy(addr.sun_path, path, strlen(path) + 1);
+	assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	/* Bound, not listening yet: refused, by a file that is new. */
+	assert_int_equal(query_echo(sh, 100), -ECONNREFUSED);
+	assert_int_equal(listen(fd, 1), 0);
+	assert_int_equal(pthread_create(&t, NULL, late_main, &fd), 0);
+	t0 = test_now_ms();
+	while (query_echo(sh, 100) != 0 && test_now_ms() - t0 < 3000)
+		usleep(2000);
+	assert_true(test_now_ms() - t0 < 350); /* 25 ms now; 800 ms or more before */
+	dtel_shared_put(sh);
+	pthread_join(t, NULL);
+	close(fd);
+	test_rmdir(dir);
+}
+
 struct slow_arg {
 	struct dtel_shared *sh;
 	int ret;
@@ -462,6 +524,7 @@ main(void)
 		cmocka_unit_test(absent_socket_reports_enoent),
 		cmocka_unit_test(backoff_limits_connect_attempts),
 		cmocka_unit_test(new_socket_skips_backoff),
+		cmocka_unit_test(refused_by_a_new_socket_retries_soon),
 		cmocka_unit_test(busy_lock_is_ebusy_within_timeout),
 		cmocka_unit_test(timeout_drops_connection_and_recovers),
 		cmocka_unit_test(failed_request_does_not_back_off),

@@ -741,7 +741,13 @@ fc_reset(void)
 size_t
 fc_nvalues(void)
 {
-	return nvalues;
+	size_t n;
+
+	/* Read from the fake server's threads too (tests that watch values while a read runs). */
+	pthread_mutex_lock(&lock);
+	n = nvalues;
+	pthread_mutex_unlock(&lock);
+	return n;
 }
 
 const struct fc_value *

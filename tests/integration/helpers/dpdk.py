@@ -84,7 +84,8 @@ def releases():
 
 def build_release():
     """The DPDK the build under test (DTEL_BUILD_DIR) compiled dpdktel-fwd against: meson
-    passes its version and install prefix (tests/integration/meson.build)."""
+    passes its version and install prefix (tests/integration/meson.build). The forwarder in
+    that build dir finds its DPDK libraries by its rpath (fwd/meson.build)."""
     prefix = os.environ.get('DTEL_DPDK_PREFIX', '/usr')
     version = os.environ.get('DTEL_DPDK_VERSION', SYSTEM.version)
     return Release(version, None if prefix == '/usr' else prefix)
@@ -254,5 +255,4 @@ def fwd(binary, prefix=None, nports=2, lcores='0,1', vdevs=None, eal_extra=(), a
     argv = ([binary] + lcore_args + EAL_COMMON + list(eal_extra) +
             [f'--vdev={v}' for v in vdevs] + [f'--file-prefix={prefix}', '--'] + list(app_args))
     kw.setdefault('ready', fwd_ready)
-    kw['env'] = build_release().env(kw.get('env'))
     return DpdkApp(argv, prefix, name='dpdktel-fwd', keep_stdin=False, **kw)

@@ -82,6 +82,19 @@ def releases():
     return sorted(found, key=lambda r: r.key)
 
 
+def default_release():
+    """The release of a testpmd started without release=: the system's, or the one
+    DTEL_TESTPMD_RELEASE names (24.11 or 24.11.6), to run any test against it by hand."""
+    wanted = os.environ.get('DTEL_TESTPMD_RELEASE')
+    if not wanted:
+        return SYSTEM
+    for r in releases():
+        if wanted in (r.name, r.version):
+            return r
+    raise Fatal(f"DTEL_TESTPMD_RELEASE='{wanted}': no such DPDK release (have: "
+                f"{', '.join(r.version for r in releases())}; scripts/dpdk-build builds them)")
+
+
 def build_release():
     """The DPDK the build under test (DTEL_BUILD_DIR) compiled dpdktel-fwd against: meson
     passes its version and install prefix (tests/integration/meson.build). The forwarder in
@@ -219,7 +232,7 @@ def testpmd(prefix=None, nports=4, lcores='0,1', vdevs=None, extra=(), release=N
     """dpdk-testpmd of release (default: the system's) forwarding (io mode) between nports
     net_null ports. Without -i, testpmd from 23.11 on exits when its stdin reaches end of
     file: DpdkApp keeps a pipe open there (keep_stdin)."""
-    release = release or SYSTEM
+    release = release or default_release()
     prefix = prefix or unique_prefix('p')
     vdevs = vdevs or [f'net_null{i}' for i in range(nports)]
     kw['env'] = release.env(kw.get('env'))

@@ -19,6 +19,8 @@
 
 #include <rte_telemetry.h>
 
+#include "tel_compat.h"
+
 /** Port ids the forwarder handles: 0-63 (the -p mask has 64 bits). */
 #define FWD_MAX_PORTS 64
 /** Most forwarding lcores: what /fwd/lcores is sized (and tested) for. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Test-only stand-in for DPDK 22.11's rte_tel_data_* and its JSON rendering (see
- * tel_stub.h). Written from the documented 22.11 behaviour, not from DPDK's code.
+ * tel_stub.h). Written from the documented 22.11 behaviour, not from DPDK's code. Built
+ * against a newer DPDK's headers, it defines that release's names and types (tel_compat.h).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -26,7 +27,7 @@ enum kind {
 struct value {
 	enum rte_tel_value_type type;
 	char sval[RTE_TEL_MAX_STRING_LEN];
-	int ival;
+	int64_t ival;
 	uint64_t u64;
 	struct rte_tel_data *c;
 	int keep;
@@ -238,7 +239,7 @@ rte_tel_data_add_array_string(struct rte_tel_data *d, const char *str)
 }
 
 int
-rte_tel_data_add_array_int(struct rte_tel_data *d, int x)
+rte_tel_data_add_array_int(struct rte_tel_data *d, fwd_tel_int_t x)
 {
 	int ret;
 	struct value *v = array_slot(d, K_ARRAY_INT, &ret);
@@ -320,7 +321,7 @@ rte_tel_data_add_dict_string(struct rte_tel_data *d, const char *name, const cha
 }
 
 int
-rte_tel_data_add_dict_int(struct rte_tel_data *d, const char *name, int val)
+rte_tel_data_add_dict_int(struct rte_tel_data *d, const char *name, fwd_tel_int_t val)
 {
 	int ret;
 	struct entry *e = dict_slot(d, name, &ret);
@@ -403,7 +404,7 @@ value_text(const struct value *v, char *out, size_t cap)
 	case RTE_TEL_STRING_VAL:
 		return json_string(out, v->sval);
 	case RTE_TEL_INT_VAL:
-		return (size_t)snprintf(out, cap, "%d", v->ival);
+		return (size_t)snprintf(out, cap, "%" PRId64, v->ival);
 	case RTE_TEL_U64_VAL:
 		return (size_t)snprintf(out, cap, "%" PRIu64, v->u64);
 	case RTE_TEL_CONTAINER:

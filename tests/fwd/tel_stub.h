@@ -17,6 +17,8 @@
 
 #include <rte_telemetry.h>
 
+#include "tel_compat.h"
+
 struct stub_stats {
 	int live; /* rte_tel_data_alloc() not yet freed */
 	int failed_calls; /* rte_tel_data_* calls that returned non-zero */

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from helpers import sanitizers  # noqa: E402
+from helpers import dpdk, sanitizers  # noqa: E402
 
 BUILD = os.environ.get('DTEL_BUILD_DIR', os.path.join(os.path.dirname(__file__), '../../build'))
 SOURCE = os.environ.get('DTEL_SOURCE_DIR', os.path.join(os.path.dirname(__file__), '../..'))
@@ -27,6 +27,11 @@ def pytest_configure(config):
         sanitizers.setup_environment(os.path.join(
             os.path.abspath(BUILD), 'meson-logs', 'sanitizers',
             os.path.splitext(os.path.basename(str(config.args[0]) if config.args else 'x'))[0]))
+
+
+def pytest_report_header(config):
+    return [f'DPDK releases: {", ".join(map(repr, dpdk.releases()))}',
+            f'dpdktel-fwd of this build: {dpdk.build_release()!r}']
 
 
 def _fail_on_reports(when):
@@ -73,3 +78,11 @@ def fwd_bin(build_dir):
     path = os.path.join(build_dir, 'fwd', 'dpdktel-fwd')
     assert os.access(path, os.X_OK), f'{path} not built'
     return path
+
+
+@pytest.fixture(scope='module', params=dpdk.releases(), ids=lambda r: r.name)
+def dpdk_release(request):
+    """Each DPDK release of the matrix in turn: the system's 22.11 and every release
+    scripts/dpdk-build installed in the cache (helpers/dpdk.py releases()). A test that starts
+    testpmd with release=dpdk_release runs once per release, its id ending in [24.11]."""
+    return request.param

@@ -1,4 +1,5 @@
-"""dpdktel CLI against a real dpdk-testpmd on net_null ports."""
+"""dpdktel CLI against a real dpdk-testpmd on net_null ports, of every DPDK release
+(the dpdk_release fixture: test ids end in the release, [24.11])."""
 import json
 import os
 import re
@@ -22,9 +23,9 @@ def run(cli, *args, check=True, timeout=20):
 
 
 @pytest.fixture
-def testpmd4():
+def testpmd4(dpdk_release):
     """testpmd, interactive on a pipe so that the test can stop forwarding."""
-    app = dpdk.testpmd(nports=4, extra=['-i'])
+    app = dpdk.testpmd(nports=4, extra=['-i'], release=dpdk_release)
     with app:
         yield app
 
@@ -46,14 +47,14 @@ def read_testpmd_stats(app):
     return stats
 
 
-def test_list_shows_live_testpmd(dpdktel_cli, testpmd4):
+def test_list_shows_live_testpmd(dpdktel_cli, testpmd4, dpdk_release):
     out = json.loads(run(dpdktel_cli, 'list', '--json').stdout)
     mine = [i for i in out if i['prefix'] == testpmd4.prefix]
     assert len(mine) == 1, out
     assert mine[0]['state'] == 'live'
     assert mine[0]['pid'] == testpmd4.pid
     assert mine[0]['app'] == 'dpdk-testpmd'
-    assert mine[0]['version'].startswith('DPDK 22.11')
+    assert mine[0]['version'].startswith(f'DPDK {dpdk_release.name}')
     assert mine[0]['socket'] == testpmd4.socket
 
 
@@ -102,8 +103,8 @@ def test_watch_prints_rates_when_piped(dpdktel_cli, testpmd4):
     assert {l.split()[1] for l in lines} == {f'port={i}' for i in range(4)}
 
 
-def test_killed_app_reported_gone_within_a_second(dpdktel_cli):
-    app = dpdk.testpmd(nports=2)
+def test_killed_app_reported_gone_within_a_second(dpdktel_cli, dpdk_release):
+    app = dpdk.testpmd(nports=2, release=dpdk_release)
     with app:
         run(dpdktel_cli, '-p', app.prefix, 'ports')
         app.kill9()
@@ -118,8 +119,8 @@ def test_killed_app_reported_gone_within_a_second(dpdktel_cli):
         assert [i['state'] for i in out if i['prefix'] == app.prefix] == ['stale']
 
 
-def test_stopped_app_reported_not_running(dpdktel_cli):
-    app = dpdk.testpmd(nports=2)
+def test_stopped_app_reported_not_running(dpdktel_cli, dpdk_release):
+    app = dpdk.testpmd(nports=2, release=dpdk_release)
     with app:
         assert app.stop(signal.SIGTERM) == 0
         p = run(dpdktel_cli, '-p', app.prefix, 'ports', check=False)
@@ -127,10 +128,10 @@ def test_stopped_app_reported_not_running(dpdktel_cli):
         assert f"no DPDK application with prefix '{app.prefix}' is running" in p.stderr
 
 
-def test_second_process_on_same_prefix_gets_index_1(dpdktel_cli):
+def test_second_process_on_same_prefix_gets_index_1(dpdktel_cli, dpdk_release):
     prefix = dpdk.unique_prefix('n')
-    a = dpdk.testpmd(prefix=prefix, nports=1, extra=[])
-    b = dpdk.testpmd(prefix=prefix, nports=1, extra=[], index=1)
+    a = dpdk.testpmd(prefix=prefix, nports=1, extra=[], release=dpdk_release)
+    b = dpdk.testpmd(prefix=prefix, nports=1, extra=[], index=1, release=dpdk_release)
     for app in (a, b):  # no shared config: both may be primaries on one prefix
         app.argv.insert(app.argv.index('--'), '--no-shconf')
     with a, b:

@@ -3,6 +3,7 @@
 Every process gets its own --file-prefix, is waited for with a deadline (its telemetry socket
 answering), and is ended by PID; its runtime dir is removed afterwards.
 """
+import glob
 import itertools
 import os
 import shutil
@@ -18,6 +19,89 @@ from .wait import Fatal, wait_until
 RUNTIME_DIR = '/var/run/dpdk'
 EAL_COMMON = ['--no-huge', '-m', '1024', '--no-pci']
 _counter = itertools.count()
+
+
+class Release:
+    """One DPDK release of the version matrix (docs/compatibility.md).
+
+    prefix None is the system's DPDK (Debian bookworm's 22.11: /usr/bin/dpdk-testpmd);
+    otherwise the install prefix scripts/dpdk-build made in the cache, with bin/dpdk-testpmd
+    and lib/ (which is not on the loader's path: LD_LIBRARY_PATH points there)."""
+
+    def __init__(self, version, prefix=None):
+        self.version = version
+        self.name = '.'.join(version.split('.')[:2])  # what test ids carry: [24.11]
+        self.prefix = prefix
+
+    @property
+    def key(self):
+        return tuple(int(x) for x in self.version.split('.'))
+
+    @property
+    def testpmd(self):
+        return os.path.join(self.prefix, 'bin', 'dpdk-testpmd') if self.prefix else 'dpdk-testpmd'
+
+    @property
+    def lib_dir(self):
+        return os.path.join(self.prefix, 'lib') if self.prefix else None
+
+    def env(self, base=None):
+        """base (default os.environ) with this release's libraries first on the loader's
+        path; None (inherit) for the system DPDK when no base is given."""
+        if not self.prefix:
+            return base
+        env = dict(base if base is not None else os.environ)
+        env['LD_LIBRARY_PATH'] = ':'.join(
+            p for p in (self.lib_dir, env.get('LD_LIBRARY_PATH')) if p)
+        return env
+
+    def __repr__(self):
+        return f'DPDK {self.version}' + (f' ({self.prefix})' if self.prefix else '')
+
+
+SYSTEM = Release('22.11')
+
+
+def cache_dir():
+    return os.environ.get('DTEL_DPDK_CACHE', '/var/cache/dpdktel')
+
+
+def releases():
+    """The system's DPDK plus every release scripts/dpdk-build completed in the cache (its
+    stamp is written last), oldest first. DTEL_DPDK_RELEASES=22.11,25.11 keeps only those."""
+    found = [SYSTEM]
+    for stamp in glob.glob(os.path.join(cache_dir(), 'dpdk-*', '.dtel-build-stamp')):
+        prefix = os.path.dirname(stamp)
+        r = Release(os.path.basename(prefix)[len('dpdk-'):], prefix)
+        if os.access(r.testpmd, os.X_OK):
+            found.append(r)
+    wanted = os.environ.get('DTEL_DPDK_RELEASES')
+    if wanted:
+        names = wanted.split(',')
+        found = [r for r in found if r.name in names or r.version in names]
+    return sorted(found, key=lambda r: r.key)
+
+
+def default_release():
+    """The release of a testpmd started without release=: the system's, or the one
+    DTEL_TESTPMD_RELEASE names (24.11 or 24.11.6), to run any test against it by hand."""
+    wanted = os.environ.get('DTEL_TESTPMD_RELEASE')
+    if not wanted:
+        return SYSTEM
+    for r in releases():
+        if wanted in (r.name, r.version):
+            return r
+    raise Fatal(f"DTEL_TESTPMD_RELEASE='{wanted}': no such DPDK release (have: "
+                f"{', '.join(r.version for r in releases())}; scripts/dpdk-build builds them)")
+
+
+def build_release():
+    """The DPDK the build under test (DTEL_BUILD_DIR) compiled dpdktel-fwd against: meson
+    passes its version and install prefix (tests/integration/meson.build). The forwarder in
+    that build dir finds its DPDK libraries by its rpath (fwd/meson.build)."""
+    prefix = os.environ.get('DTEL_DPDK_PREFIX', '/usr')
+    version = os.environ.get('DTEL_DPDK_VERSION', SYSTEM.version)
+    return Release(version, None if prefix == '/usr' else prefix)
 
 
 def unique_prefix(tag='t'):
@@ -144,12 +228,22 @@ class DpdkApp:
         self.cleanup()
 
 
-def testpmd(prefix=None, nports=4, lcores='0,1', vdevs=None, extra=(), **kw):
-    """dpdk-testpmd forwarding (io mode) between nports net_null ports."""
+def testpmd(prefix=None, nports=4, lcores='0,1', vdevs=None, extra=(), release=None, **kw):
+    """dpdk-testpmd of release (default: the system's) forwarding (io mode) between nports
+    net_null ports. Without -i, testpmd from 23.11 on exits when its stdin reaches end of
+    file: DpdkApp keeps a pipe open there (keep_stdin)."""
+    release = release or default_release()
     prefix = prefix or unique_prefix('p')
     vdevs = vdevs or [f'net_null{i}' for i in range(nports)]
+    kw['env'] = release.env(kw.get('env'))
+    extra = list(extra)
+    if release.prefix and not any(str(a).startswith('--total-num-mbufs') for a in extra):
+        # testpmd sizes its mbuf pool by RTE_MAX_ETHPORTS: with the 64 ports of the cached
+        # builds that is 310912 mbufs, more than -m 1024 holds. 155456 is what 22.11's
+        # 32-port build takes, so every release uses the same memory.
+        extra.append('--total-num-mbufs=155456')
     # stdbuf: testpmd's stdout goes to a file; line buffering lets tests read it as it comes.
-    argv = (['stdbuf', '-oL', 'dpdk-testpmd', '-l', lcores] + EAL_COMMON + [f'--vdev={v}' for v in vdevs] +
+    argv = (['stdbuf', '-oL', release.testpmd, '-l', lcores] + EAL_COMMON + [f'--vdev={v}' for v in vdevs] +
             [f'--file-prefix={prefix}', '--', '--forward-mode=io', '--auto-start'] + list(extra))
     return DpdkApp(argv, prefix, name='testpmd', **kw)
 

@@ -13,7 +13,8 @@ class Fatal(RuntimeError):
 def wait_until(cond, timeout, what, interval=0.01):
     """Call cond() until it returns a true value and return that value.
 
-    Raises Timeout naming `what` (and the last value or exception) after `timeout` seconds.
+    Raises Timeout naming `what` (and the last value or exception) after `timeout` seconds;
+    a Fatal from cond() at once.
     """
     deadline = time.monotonic() + timeout
     last = None
@@ -22,6 +23,8 @@ def wait_until(cond, timeout, what, interval=0.01):
             last = cond()
             if last:
                 return last
+        except Fatal:
+            raise
         except Exception as e:  # the condition may fail until the thing is ready
             last = e
         if time.monotonic() >= deadline:

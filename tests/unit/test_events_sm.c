@@ -188,6 +188,27 @@ threshold_changes_in_window_flap_then_settle(void **state)
 	events_port_fini(&p);
 }
 
+/* Flapping that settles down: the other row of the table, a FAILURE with the state. */
+static void
+flapping_settles_down(void **state)
+{
+	struct events_port p = port_up();
+	struct events_link_tr tr[EVENTS_LINK_TR_MAX];
+
+	(void)state;
+	for (int i = 1; i <= 3; i++) {
+		struct events_link_reading r = link(i % 2 ? EVENTS_LINK_DOWN : EVENTS_LINK_UP);
+
+		events_link_apply(&p, &r, true, (uint64_t)i * 100, &conf, tr);
+	}
+	assert_true(p.flapping);
+	assert_int_equal(p.state, EVENTS_LINK_DOWN);
+	assert_int_equal(events_link_tick(&p, 1301, &conf, tr), 1);
+	assert_int_equal(tr[0].kind, EVENTS_TR_SETTLED);
+	assert_int_equal(p.state, EVENTS_LINK_DOWN); /* reported as FAILURE: settled down */
+	events_port_fini(&p);
+}
+
 /* FlapThreshold over its whole range: 1000 changes flap, 999 do not. */
 static void
 flap_threshold_1000(void **state)
@@ -528,6 +549,7 @@ main(void)
 		cmocka_unit_test(speed_change_while_up_warns),
 		cmocka_unit_test(changes_no_poll_saw_are_flapped),
 		cmocka_unit_test(threshold_changes_in_window_flap_then_settle),
+		cmocka_unit_test(flapping_settles_down),
 		cmocka_unit_test(flap_threshold_1000),
 		cmocka_unit_test(source_without_counter_then_with),
 		cmocka_unit_test(unreadable_link_is_not_applied),

@@ -2,7 +2,8 @@
 while the others run on (tests/tools/thread_stop, which uses ptrace on that thread only).
 
 DPDK names a worker lcore's thread after its lcore id: "lcore-worker-N" in DPDK 22.11.0,
-"rte-worker-N" in Debian's 22.11 stable releases, "dpdk-worker-N" from 23.11 on. The main
+"rte-worker-N" in Debian's 22.11 stable releases, "dpdk-workerN" from 23.11 on (seen on
+23.11 to 26.07: the thread name has 15 characters at most). The main
 lcore runs on the process's main thread (tid == pid).
 """
 import glob
@@ -14,7 +15,7 @@ import time
 
 from .wait import Timeout
 
-WORKER_NAME = re.compile(r'^(?:lcore|rte|dpdk)-worker-(\d+)$')
+WORKER_NAME = re.compile(r'^(?:lcore|rte|dpdk)-worker-?(\d+)$')
 
 
 def threads(pid):

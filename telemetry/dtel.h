@@ -257,6 +257,14 @@ void dtel_shared_status(struct dtel_shared *shared, struct dtel_shared_status *r
 int dtel_parse_greeting(const char *json, size_t len, struct dtel_greeting *ret);
 
 /**
+ * The DPDK release in a greeting's version string ("DPDK 24.11.6", "DPDK 26.07.0-rc1") as
+ * one number, year * 10000 + month * 100 + patch (241106), so that features can be compared
+ * with `>=`: 230300 is 23.03. Returns -EINVAL when @version does not start with
+ * "DPDK <year>.<month>" (an application of an unknown kind: assume the oldest behaviour).
+ */
+int dtel_dpdk_version(const char *version);
+
+/**
  * /ethdev/list: the port ids. On success *ret_ids is a malloc'ed array owned by the caller
  * (free()), or NULL for an empty list; returns the count.
  */

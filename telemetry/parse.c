@@ -147,6 +147,44 @@ dtel_parse_greeting(const char *json, size_t len, struct dtel_greeting *ret)
 	return 0;
 }
 
+/* "DPDK YY.MM[.P][-rcN]": rte_version() in lib/eal/include/rte_version.h builds it so. */
+static int
+version_part(const char **p, int max)
+{
+	int v = 0, digits = 0;
+
+	while (**p >= '0' && **p <= '9' && digits < 4) {
+		v = v * 10 + (**p - '0');
+		(*p)++;
+		digits++;
+	}
+	return digits == 0 || v > max ? -1 : v;
+}
+
+int
+dtel_dpdk_version(const char *version)
+{
+	const char *p = version;
+	int year, month, patch = 0;
+
+	if (p == NULL || strncmp(p, "DPDK ", 5) != 0)
+		return -EINVAL;
+	p += 5;
+	year = version_part(&p, 99);
+	if (year < 0 || *p++ != '.')
+		return -EINVAL;
+	month = version_part(&p, 12);
+	if (month < 0)
+		return -EINVAL;
+	if (*p == '.') {
+		p++;
+		patch = version_part(&p, 99);
+		if (patch < 0)
+			return -EINVAL;
+	}
+	return year * 10000 + month * 100 + patch;
+}
+
 /* /ethdev/list ----------------------------------------------------------------------- */
 
 struct list_ctx {

@@ -193,6 +193,7 @@ struct dtp_target {
 	uint64_t generation; /* the shared session's generation last seen */
 	uint64_t connects; /* the shared session's connect count last seen */
 	long pid;
+	int dpdk_version; /* dtel_dpdk_version() of the greeting's version; -EINVAL: unknown */
 	unsigned long long start_ticks; /* when pid started (/proc), 0: unknown */
 	bool bad_reply_logged; /* an unusable reply of this process was logged */
 
@@ -231,7 +232,8 @@ int dtp_query_id(struct dtp_target *t, const char *name, unsigned int id, struct
 
 /**
  * After a successful request: whether the application restarted since the last call (the
- * greeting's pid changed). *ret_old_pid gets the previous pid. Also counts reconnects.
+ * greeting's pid changed). *ret_old_pid gets the previous pid. Also counts reconnects and
+ * sets t->dpdk_version from the greeting (an upgrade is a restart).
  */
 bool dtp_target_restarted(struct dtp_target *t, long *ret_old_pid);
 

@@ -22,6 +22,7 @@ dtp_target_init(struct dtp_target *t, const char *plugin, const char *name, cons
 	snprintf(t->name, sizeof(t->name), "%s", name);
 	snprintf(t->path, sizeof(t->path), "%s", path);
 	t->timeout_ms = timeout_ms;
+	t->dpdk_version = -EINVAL;
 	C_COMPLAIN_INIT(&t->down_complaint);
 	return dtel_shared_get(path, &t->sh);
 }
@@ -247,6 +248,7 @@ dtp_target_restarted(struct dtp_target *t, long *ret_old_pid)
 	if (t->pid != st.greeting.pid || t->start_ticks == 0)
 		t->start_ticks = proc_start_ticks(st.greeting.pid);
 	t->pid = st.greeting.pid;
+	t->dpdk_version = dtel_dpdk_version(st.greeting.version);
 	return restarted;
 }
 

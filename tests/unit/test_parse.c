@@ -62,6 +62,37 @@ greeting_bad(void **state)
 	}
 }
 
+/* The versions the matrix runs, and strings that are not a DPDK release. */
+static void
+dpdk_version_numbers(void **state)
+{
+	static const char *const bad[] = {
+		NULL,
+		"",
+		"DPDK",
+		"DPDK ",
+		"DPDK 22",
+		"DPDK 22.",
+		"DPDK x.11",
+		"DPDK 22.13",
+		"dpdk 22.11.1",
+		"VPP 24.10",
+		"DPDK 22.11.",
+	};
+
+	(void)state;
+	assert_int_equal(dtel_dpdk_version("DPDK 22.11.11"), 221111);
+	assert_int_equal(dtel_dpdk_version("DPDK 23.11.7"), 231107);
+	assert_int_equal(dtel_dpdk_version("DPDK 25.11.2"), 251102);
+	assert_int_equal(dtel_dpdk_version("DPDK 26.07.0"), 260700);
+	assert_int_equal(dtel_dpdk_version("DPDK 26.07"), 260700);
+	assert_int_equal(dtel_dpdk_version("DPDK 26.11.0-rc1"), 261100);
+	assert_true(dtel_dpdk_version("DPDK 23.03.0") >= 230300);
+	assert_true(dtel_dpdk_version("DPDK 22.11.11") < 230300);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(dtel_dpdk_version(bad[i]), -EINVAL);
+}
+
 static void
 port_list_golden(void **state)
 {
@@ -596,6 +627,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(greeting_golden),
 		cmocka_unit_test(greeting_bad),
+		cmocka_unit_test(dpdk_version_numbers),
 		cmocka_unit_test(port_list_golden),
 		cmocka_unit_test(port_list_empty_and_bad),
 		cmocka_unit_test(stats_golden),

@@ -1,0 +1,131 @@
+"""Open vSwitch with DPDK (Debian's openvswitch-switch-dpdk 3.1) read by the dpdktel CLI and
+both plugins in a real collectd: what a user running OVS-DPDK sees (docs/applications.md).
+
+One OVS for the module (it takes several seconds to start): its own ovsdb-server and
+database, two `dpdk` ports on net_tap devices (helpers/ovs.py). The test that kills and
+restarts it runs last.
+"""
+import json
+import subprocess
+
+import pytest
+
+from helpers import ovs
+from helpers.collectd import Collectd
+from helpers.wait import wait_until
+
+pytestmark = pytest.mark.skipif(bool(ovs.available()), reason=ovs.available() or 'available')
+
+TELEMETRY_PY = '/usr/bin/dpdk-telemetry.py'
+
+
+@pytest.fixture(scope='module')
+def sw():
+    with ovs.Ovs(nports=2) as o:
+        yield o
+
+
+def cli(build_dir, *args):
+    p = subprocess.run([f'{build_dir}/telemetry/dpdktel', *args], capture_output=True,
+                       text=True, timeout=30)
+    assert p.returncode == 0, (args, p.stdout, p.stderr)
+    return p.stdout
+
+
+def dpdk_telemetry_py(prefix, cmd):
+    """DPDK's own client (usertools/dpdk-telemetry.py of 22.11): one command on stdin, one
+    JSON reply per line on stdout. Run by Debian's python3: it needs nothing else."""
+    p = subprocess.run(['/usr/bin/python3', TELEMETRY_PY, '-f', prefix], input=cmd + '\n',
+                       capture_output=True, text=True, timeout=30)
+    for line in p.stdout.splitlines():
+        line = line.strip()
+        if line.startswith('{'):
+            return json.loads(line)[cmd.split(',', 1)[0]]
+    raise AssertionError(f'dpdk-telemetry.py gave no reply to {cmd}: {p.stdout}{p.stderr}')
+
+
+def test_cli_list_ports_and_query(sw, build_dir):
+    apps = json.loads(cli(build_dir, 'list', '--json'))
+    mine = [a for a in apps if a.get('prefix') == sw.prefix]
+    assert len(mine) == 1, apps
+    assert mine[0]['pid'] == sw.pid and mine[0]['state'] == 'live', mine
+    assert mine[0]['app'] == 'ovs-vswitchd-dpdk' and mine[0]['version'].startswith('DPDK 22.11')
+    ports = json.loads(cli(build_dir, '-p', sw.prefix, 'ports', '--json'))
+    assert [p['name'] for p in ports] == ['net_tap0', 'net_tap1'], ports
+    assert all(p['link_status'] == 'up' for p in ports), ports
+    # The same counters as DPDK's own client, read around ours: a tap's kernel side may send
+    # a frame (IPv6 neighbour discovery) between two readings, never take one back.
+    for port in (0, 1):
+        before = dpdk_telemetry_py(sw.prefix, f'/ethdev/xstats,{port}')
+        ours = json.loads(cli(build_dir, '-p', sw.prefix, 'query', f'/ethdev/xstats,{port}'))
+        ours = ours.get('/ethdev/xstats', ours)
+        after = dpdk_telemetry_py(sw.prefix, f'/ethdev/xstats,{port}')
+        assert set(ours) == set(before) and 'rx_q1_packets' in ours, (ours, before)
+        for k in ours:
+            assert before[k] <= ours[k] <= after[k], (port, k, before[k], ours[k], after[k])
+
+
+def both_plugins(sw):
+    """dpdktel_stats finds OVS by discovery (its name: the prefix), dpdktel_events by
+    FilePrefix, the way docs/applications.md shows it."""
+    return (
+        'LoadPlugin dpdktel_stats\nLoadPlugin dpdktel_events\n'
+        '<Plugin dpdktel_stats>\n  Discover true\n  PerQueue true\n</Plugin>\n'
+        '<Plugin dpdktel_events>\n  PollInterval 0.05\n  Timeout 1\n'
+        f'  <Instance "ovs">\n    FilePrefix "{sw.prefix}"\n  </Instance>\n</Plugin>\n')
+
+
+def notes(cd):
+    return [n for n in cd.notifications() if n.get('plugin') == 'dpdktel_events']
+
+
+def wait_note(cd, text, timeout=20):
+    return wait_until(lambda: [n for n in notes(cd) if text in n['message']], timeout,
+                      f'notification "{text}"')[-1]
+
+
+def test_plugins_read_ovs_counters_and_links(sw, build_dir, source_dir):
+    with Collectd(build_dir, source_dir, both_plugins(sw), interval=0.5,
+                  ours=('dpdktel_stats', 'dpdktel_events')) as cd:
+        base = f'dpdktel_stats-{sw.prefix}'
+        for port in (0, 1):
+            cd.wait_value(f'{base}.port{port}/if_packets', what=f'if_packets of port {port}')
+            wait_until(lambda p=port: cd.getval(f'dpdktel_events-ovs.port{p}/link_status') ==
+                       {'value': 1.0}, 10, f'link_status of port {port}')
+        # Frames into the tap's kernel side are port 0's receive: the counter follows them.
+        first = cd.wait_value(f'{base}.port0/if_packets', what='a read')
+        ovs.send_frames(sw.ifaces[0], 200)
+        cd.wait_value(f'{base}.port0/if_packets', lambda r: r[1][0] >= first[1][0] + 200,
+                      what='rx packets of port 0 up by the 200 frames sent')
+        # Per-queue counters of OVS's two rx queues (22.11: /ethdev/stats q_* arrays).
+        assert any(f'{base}.port0/' in i and 'queue' in i for i in cd.listval()), cd.listval()
+
+        subprocess.run(['ip', 'link', 'set', 'dev', sw.ifaces[1], 'down'], check=True)
+        n = wait_note(cd, 'Link down on ovs port 1')
+        assert n['severity'] == 'FAILURE' and n['message'] == 'Link down on ovs port 1 (net_tap1)'
+        subprocess.run(['ip', 'link', 'set', 'dev', sw.ifaces[1], 'up'], check=True)
+        n = wait_note(cd, 'Link up on ovs port 1')
+        assert n['severity'] == 'OKAY'
+        # OVS has no lcore data a monitor can read (PMD threads are not EAL lcores).
+        assert 'only its links are watched' in cd.log()
+        assert not [m for m in notes(cd) if 'port 0' in m['message']]
+
+
+def test_kill9_and_restart_one_gone_one_back_one_restarted(sw, build_dir, source_dir):
+    with Collectd(build_dir, source_dir, both_plugins(sw), interval=0.5,
+                  ours=('dpdktel_stats', 'dpdktel_events')) as cd:
+        wait_until(lambda: cd.getval('dpdktel_events-ovs/up') == {'value': 1.0}, 10, 'up 1')
+        old = sw.pid
+        sw.kill9()
+        n = wait_note(cd, 'DPDK application ovs is gone')
+        assert n['severity'] == 'FAILURE'
+        sw.start()  # the socket it left behind is stale until the new process binds it
+        wait_note(cd, 'DPDK application ovs is back after', timeout=30)
+        n = wait_note(cd, f'DPDK application ovs restarted (pid {old} → {sw.pid})')
+        assert n['severity'] == 'WARNING'
+        cd.wait_value(f'dpdktel_stats-{sw.prefix}/restarts', lambda r: r[1] == [1],
+                      what='dpdktel_stats counted the restart')
+        msgs = [m['message'] for m in notes(cd)]
+        assert sum('is gone' in m for m in msgs) == 1, msgs
+        assert sum('is back' in m for m in msgs) == 1, msgs
+        assert sum('restarted' in m for m in msgs) == 1, msgs

@@ -1398,7 +1398,7 @@ static void
 discover(void)
 {
 	dtp_instances_discover(
-		&instances, conf.runtime_dir, (uint64_t)(conf.retire_after * 1000), dtp_now_ms());
+		&instances, &conf, (uint64_t)(conf.retire_after * 1000), dtp_now_ms());
 }
 
 /* collectd callbacks ----------------------------------------------------------------------- */

@@ -827,7 +827,7 @@ discover_read(user_data_t *ud)
 {
 	(void)ud;
 	dtp_instances_discover(
-		&instances, conf.runtime_dir, (uint64_t)(conf.retire_after * 1000), dtp_now_ms());
+		&instances, &conf, (uint64_t)(conf.retire_after * 1000), dtp_now_ms());
 	return 0;
 }
 

@@ -114,6 +114,21 @@ struct dtel_socket_info {
  */
 int dtel_runtime_dir(char *buf, size_t size);
 
+/** The most runtime dirs dtel_runtime_dirs() returns. */
+#define DTEL_RUNTIME_DIRS_MAX 5
+
+/**
+ * The runtime dirs DPDK applications on this host create their sockets under, as discovery
+ * should look at them, in order: dtel_runtime_dir() (this process's own), then
+ * $RUNTIME_DIRECTORY/dpdk (an application started by a systemd unit with RuntimeDirectory=),
+ * /run/openvswitch/dpdk (OVS on Fedora and RHEL runs as user openvswitch with
+ * XDG_RUNTIME_DIR=/run/openvswitch), /var/run/dpdk (applications run as root), and for a
+ * user other than root $XDG_RUNTIME_DIR/dpdk. A dir that resolves to one listed before (a
+ * symlink, /var/run to /run) is left out; dirs that do not exist are listed (an application
+ * may create them later). Writes up to @max paths into @ret_dirs and returns how many.
+ */
+int dtel_runtime_dirs(char (*ret_dirs)[DTEL_PATH_MAX], int max);
+
 /**
  * Write the socket path of file prefix @prefix (DTEL_DEFAULT_PREFIX when NULL) and instance
  * @index under @runtime_dir (dtel_runtime_dir() when NULL). Returns the length, -EINVAL for

@@ -9,6 +9,8 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,54 @@ dtel_runtime_dir(char *buf, size_t size)
 	n = snprintf(buf, size, "%s/dpdk", base);
 	if (n < 0 || (size_t)n >= size)
 		return -ENAMETOOLONG;
+	return n;
+}
+
+/* Whether @dir names the same directory as one of the first @n of @dirs. */
+static bool
+seen_dir(char (*dirs)[DTEL_PATH_MAX], int n, const char *dir)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	bool ra = realpath(dir, a) != NULL;
+
+	for (int i = 0; i < n; i++) {
+		if (strcmp(dirs[i], dir) == 0)
+			return true;
+		if (ra && realpath(dirs[i], b) != NULL && strcmp(a, b) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void
+add_dir(char (*dirs)[DTEL_PATH_MAX], int *n, int max, const char *base, const char *sub)
+{
+	char dir[DTEL_PATH_MAX];
+	int len;
+
+	if (base == NULL || base[0] == '\0' || *n >= max)
+		return;
+	len = snprintf(dir, sizeof(dir), "%s%s", base, sub);
+	if (len < 0 || (size_t)len >= sizeof(dir) || seen_dir(dirs, *n, dir))
+		return;
+	memcpy(dirs[(*n)++], dir, (size_t)len + 1);
+}
+
+int
+dtel_runtime_dirs(char (*ret_dirs)[DTEL_PATH_MAX], int max)
+{
+	char own[DTEL_PATH_MAX];
+	int n = 0;
+
+	if (ret_dirs == NULL || max <= 0)
+		return 0;
+	if (dtel_runtime_dir(own, sizeof(own)) > 0)
+		add_dir(ret_dirs, &n, max, own, "");
+	add_dir(ret_dirs, &n, max, getenv("RUNTIME_DIRECTORY"), "/dpdk");
+	add_dir(ret_dirs, &n, max, "/run/openvswitch", "/dpdk");
+	add_dir(ret_dirs, &n, max, "/var/run", "/dpdk");
+	if (geteuid() != 0)
+		add_dir(ret_dirs, &n, max, getenv("XDG_RUNTIME_DIR"), "/dpdk");
 	return n;
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "dtp.h"
 
@@ -348,8 +349,15 @@ global_option(struct dtp_conf *c, const oconfig_item_t *ci)
 		c->discover = ci->values[0].value.boolean;
 		c->discover_set = true;
 	} else if (strcasecmp(ci->key, "RuntimeDir") == 0) {
-		instance_string(c, ci, "", c->runtime_dir, sizeof(c->runtime_dir),
-			"a directory, one string");
+		if (c->nruntime_dirs == DTEL_RUNTIME_DIRS_MAX) {
+			conf_error(c, "", "option 'RuntimeDir' is given more than %d times",
+				DTEL_RUNTIME_DIRS_MAX);
+			return;
+		}
+		instance_string(c, ci, "", c->runtime_dirs[c->nruntime_dirs],
+			sizeof(c->runtime_dirs[0]), "a directory, one string");
+		if (c->runtime_dirs[c->nruntime_dirs][0] != '\0')
+			c->nruntime_dirs++;
 	} else if (strcasecmp(ci->key, "RetireAfter") == 0) {
 		int r = parse_seconds(ci, &retire_option, &c->retire_after);
 
@@ -424,6 +432,26 @@ inherit(struct dtp_conf *c, struct dtp_instance_conf *inst)
 	}
 }
 
+/* Where a FilePrefix lives: the block's RuntimeDir, else the first RuntimeDir given, else
+ * the first default dir that holds the prefix now (the application may run elsewhere than
+ * collectd's own dir, e.g. OVS under /run/openvswitch), else collectd's own. */
+static const char *
+prefix_dir(const struct dtp_conf *c, const struct dtp_instance_conf *inst)
+{
+	char dir[DTEL_PATH_MAX * 2];
+
+	if (inst->runtime_dir[0])
+		return inst->runtime_dir;
+	if (!c->runtime_dirs_default)
+		return c->runtime_dirs[0];
+	for (int i = 0; i < c->nruntime_dirs; i++) {
+		snprintf(dir, sizeof(dir), "%s/%s", c->runtime_dirs[i], inst->file_prefix);
+		if (access(dir, F_OK) == 0)
+			return c->runtime_dirs[i];
+	}
+	return c->nruntime_dirs > 0 ? c->runtime_dirs[0] : NULL;
+}
+
 static void
 check_instance(struct dtp_conf *c, struct dtp_instance_conf *inst, size_t index)
 {
@@ -444,10 +472,8 @@ check_instance(struct dtp_conf *c, struct dtp_instance_conf *inst, size_t index)
 		return;
 	}
 	if (inst->file_prefix[0]) {
-		n = dtel_socket_path(inst->runtime_dir[0]
-				? inst->runtime_dir
-				: (c->runtime_dir[0] ? c->runtime_dir : NULL),
-			inst->file_prefix, 0, inst->socket_path, sizeof(inst->socket_path));
+		n = dtel_socket_path(prefix_dir(c, inst), inst->file_prefix, 0, inst->socket_path,
+			sizeof(inst->socket_path));
 		if (n < 0) {
 			conf_error(c, where, "FilePrefix \"%s\" is not valid: %s",
 				inst->file_prefix,
@@ -473,9 +499,12 @@ dtp_conf_validate(struct dtp_conf *c)
 {
 	if (!c->discover_set)
 		c->discover = c->ninst == 0;
-	if (c->runtime_dir[0] == '\0' &&
-		dtel_runtime_dir(c->runtime_dir, sizeof(c->runtime_dir)) < 0)
-		conf_error(c, "", "cannot tell the DPDK runtime dir: set RuntimeDir");
+	if (c->nruntime_dirs == 0) {
+		c->nruntime_dirs = dtel_runtime_dirs(c->runtime_dirs, DTEL_RUNTIME_DIRS_MAX);
+		c->runtime_dirs_default = true;
+		if (c->nruntime_dirs == 0)
+			conf_error(c, "", "cannot tell the DPDK runtime dir: set RuntimeDir");
+	}
 	for (size_t i = 0; i < c->ninst; i++) {
 		inherit(c, &c->inst[i]);
 		check_instance(c, &c->inst[i], i);

@@ -121,7 +121,10 @@ struct dtp_conf {
 	size_t ninst;
 	bool discover;
 	bool discover_set;
-	char runtime_dir[DTEL_PATH_MAX];
+	/* RuntimeDir, each time it is given; else dtel_runtime_dirs() (runtime_dirs_default) */
+	char runtime_dirs[DTEL_RUNTIME_DIRS_MAX][DTEL_PATH_MAX];
+	int nruntime_dirs;
+	bool runtime_dirs_default;
 	double retire_after; /* RetireAfter: seconds a discovered application may be gone */
 	int errors; /* configuration errors logged so far: init refuses to start */
 };
@@ -309,7 +312,7 @@ struct dtp_instances {
 	size_t n;
 	struct dtp_tomb *tombs; /* only discovery passes use them: no lock */
 	size_t ntombs;
-	c_complain_t dir_complaint;
+	c_complain_t dir_complaint[DTEL_RUNTIME_DIRS_MAX]; /* one per dtp_conf.runtime_dirs */
 	/** Start an instance for a socket discovery found; it calls dtp_instances_add(). */
 	int (*start)(const char *name, const char *path);
 	/**
@@ -320,10 +323,10 @@ struct dtp_instances {
 	void (*retire)(void *inst);
 };
 
-#define DTP_INSTANCES_INIT(plugin_, start_, retire_)                                            \
-	{                                                                                       \
-		.plugin = (plugin_), .lock = PTHREAD_MUTEX_INITIALIZER,                         \
-		.dir_complaint = C_COMPLAIN_INIT_STATIC, .start = (start_), .retire = (retire_) \
+#define DTP_INSTANCES_INIT(plugin_, start_, retire_)                                       \
+	{                                                                                  \
+		.plugin = (plugin_), .lock = PTHREAD_MUTEX_INITIALIZER, .start = (start_), \
+		.retire = (retire_)                                                        \
 	}
 
 /** List @inst under the name and path of target @t. 0, -EEXIST (name taken) or -ENOMEM. */
@@ -344,17 +347,19 @@ size_t dtp_instances_count(struct dtp_instances *l);
 size_t dtp_instances_take(struct dtp_instances *l, bool all, void ***ret_list);
 
 /**
- * One discovery pass over @dir. Each socket no instance has gets start(name, path): the name
+ * One discovery pass over the runtime dirs of @c (their sockets together: two prefixes "rte"
+ * in two dirs get distinct names). Each socket no instance has gets start(name, path): the name
  * is dtp_discovered_name(), unless that is longer than DTP_NAME_MAX - 1 or taken by another
  * instance; then dtp_hashed_name(), logged once (INFO) with the reason. With a retire
  * callback, a discovered instance whose socket is gone from @dir or refuses connections
  * (stale: no process behind it) is retire()d once it has been so for @retire_after_ms
  * (monotonic @now_ms), with one INFO line; it comes back as a new instance when its socket
- * does. A dir that cannot be read is logged once (and its return once); a missing dir
- * counts as empty, another error retires nothing. Returns the number of sockets or -errno.
+ * does. A dir that cannot be read is logged once (and its return once), a missing dir
+ * counts as empty (logged once when the user named it); an error other than a missing dir
+ * retires nothing. Returns the number of sockets or -errno.
  */
-int dtp_instances_discover(
-	struct dtp_instances *l, const char *dir, uint64_t retire_after_ms, uint64_t now_ms);
+int dtp_instances_discover(struct dtp_instances *l, const struct dtp_conf *c,
+	uint64_t retire_after_ms, uint64_t now_ms);
 
 /**
  * Whether every type in @types is in collectd's types (TypesDB); else one error naming the

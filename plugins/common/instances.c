@@ -327,27 +327,53 @@ discover_one(struct dtp_instances *l, const struct dtel_socket_info *si)
 	l->start(name, si->path);
 }
 
+/* Append the sockets of @dir to *@list (of *@n). -errno when the dir cannot be read (a
+ * missing dir is empty); -ENOMEM leaves the list as it was. */
+static int
+discover_dir(struct dtp_instances *l, int k, const char *dir, bool named,
+	struct dtel_socket_info **list, int *n)
+{
+	struct dtel_socket_info *found = NULL, *grown;
+	int m = dtel_discover(dir, 0, &found);
+
+	if (m < 0) {
+		if (m != -ENOENT || named)
+			c_complain_once(LOG_WARNING, &l->dir_complaint[k],
+				"%s plugin: cannot read the DPDK runtime dir %s: %s", l->plugin,
+				dir, dtel_strerror(m));
+		/* Without the dir no application runs (DPDK creates it); a dir we may not
+		 * read says nothing about them. */
+		return m == -ENOENT ? 0 : m;
+	}
+	c_release(LOG_INFO, &l->dir_complaint[k], "%s plugin: reading %s again", l->plugin, dir);
+	if (m == 0)
+		return 0;
+	grown = realloc(*list, (size_t)(*n + m) * sizeof(**list));
+	if (grown == NULL) {
+		dtel_discover_free(found);
+		return -ENOMEM;
+	}
+	memcpy(grown + *n, found, (size_t)m * sizeof(*found));
+	dtel_discover_free(found);
+	*list = grown;
+	*n += m;
+	return 0;
+}
+
 int
-dtp_instances_discover(
-	struct dtp_instances *l, const char *dir, uint64_t retire_after_ms, uint64_t now_ms)
+dtp_instances_discover(struct dtp_instances *l, const struct dtp_conf *c, uint64_t retire_after_ms,
+	uint64_t now_ms)
 {
 	struct dtel_socket_info *list = NULL;
 	struct dtp_member *gone = NULL;
-	int n = dtel_discover(dir, 0, &list);
+	int n = 0, err = 0;
 	size_t ngone;
 
-	if (n < 0) {
-		c_complain_once(LOG_WARNING, &l->dir_complaint,
-			"%s plugin: cannot read the DPDK runtime dir %s: %s", l->plugin, dir,
-			dtel_strerror(n));
-		/* Without the dir no application runs (DPDK creates it); a dir we may not
-		 * read says nothing about them. */
-		if (n != -ENOENT)
-			return n;
-		n = 0;
-	} else {
-		c_release(
-			LOG_INFO, &l->dir_complaint, "%s plugin: reading %s again", l->plugin, dir);
+	for (int k = 0; k < c->nruntime_dirs && k < DTEL_RUNTIME_DIRS_MAX; k++) {
+		int r = discover_dir(l, k, c->runtime_dirs[k], !c->runtime_dirs_default, &list, &n);
+
+		if (r < 0 && err == 0)
+			err = r;
 	}
 	/* Only this pass adds discovered instances, and collectd runs one callback on one
 	 * thread at a time: the name stays free between the check and the start. Sockets
@@ -359,7 +385,8 @@ dtp_instances_discover(
 			if (plain_first(&list[i]) == (phase == 0))
 				discover_one(l, &list[i]);
 	sweep_tombs(l, list, n);
-	if (l->retire != NULL) {
+	/* A dir we could not read may hold applications that still run: retire nothing. */
+	if (l->retire != NULL && err == 0) {
 		ngone = find_retired(l, list, n, retire_after_ms, now_ms, &gone);
 		for (size_t i = 0; i < ngone; i++) {
 			bool stale = false;
@@ -379,6 +406,6 @@ dtp_instances_discover(
 		}
 		free(gone);
 	}
-	dtel_discover_free(list);
-	return n;
+	free(list); /* the entries hold no pointers: dtel_discover_free() is free() */
+	return err < 0 ? err : n;
 }

@@ -53,6 +53,15 @@ void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int cli_resolve_socket(const struct cli_opts *o, char *path);
 
+/**
+ * The sockets under -d DIR, or without -d under every default runtime dir
+ * (dtel_runtime_dirs(): this user's own, systemd's, OVS's /run/openvswitch/dpdk, /var/run/dpdk)
+ * together. Missing dirs count as empty. Returns the count (*ret: free with free()) or -errno
+ * of a dir that could not be read, whose path is then in @ret_dir.
+ */
+int cli_discover(const struct cli_opts *o, unsigned int flags, struct dtel_socket_info **ret,
+	char *ret_dir, size_t size);
+
 /** Print why talking to path failed (err < 0) in the user's terms; returns EXIT_ERROR. */
 int cli_fail(const struct cli_opts *o, const char *path, int err);
 

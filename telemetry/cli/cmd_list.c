@@ -127,14 +127,8 @@ cmd_list(struct cli_opts *o, int argc, char **argv)
 		cli_err("list takes no arguments besides --json");
 		return EXIT_USAGE;
 	}
-	if (o->runtime_dir == NULL)
-		dtel_runtime_dir(dir, sizeof(dir));
-	else
-		snprintf(dir, sizeof(dir), "%s", o->runtime_dir);
-	n = dtel_discover(dir, 0, &list);
-	if (n == -ENOENT) {
-		n = 0; /* no DPDK application ever ran here as this user */
-	} else if (n < 0) {
+	n = cli_discover(o, 0, &list, dir, sizeof(dir));
+	if (n < 0) {
 		cli_err("cannot read the DPDK runtime dir %s: %s", dir, dtel_strerror(n));
 		return EXIT_ERROR;
 	}
@@ -153,7 +147,8 @@ cmd_list(struct cli_opts *o, int argc, char **argv)
 	if (json)
 		print_json(v, n);
 	else if (n == 0)
-		fprintf(stderr, "dpdktel: no DPDK telemetry socket under %s\n", dir);
+		fprintf(stderr, "dpdktel: no DPDK telemetry socket under %s\n",
+			o->runtime_dir ? o->runtime_dir : "the runtime dirs (see dpdktel(1))");
 	else
 		print_table(v, n);
 	free(v);

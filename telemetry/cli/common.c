@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -66,6 +67,68 @@ cli_fail(const struct cli_opts *o, const char *raw_path, int err)
 	return EXIT_ERROR;
 }
 
+int
+cli_discover(const struct cli_opts *o, unsigned int flags, struct dtel_socket_info **ret,
+	char *ret_dir, size_t size)
+{
+	char dirs[DTEL_RUNTIME_DIRS_MAX][DTEL_PATH_MAX];
+	struct dtel_socket_info *all = NULL, *found, *grown;
+	int ndirs = 1, n = 0;
+
+	if (o->runtime_dir != NULL)
+		snprintf(dirs[0], sizeof(dirs[0]), "%s", o->runtime_dir);
+	else
+		ndirs = dtel_runtime_dirs(dirs, DTEL_RUNTIME_DIRS_MAX);
+	for (int k = 0; k < ndirs; k++) {
+		int m = dtel_discover(dirs[k], flags, &found);
+
+		if (m == -ENOENT)
+			continue; /* no DPDK application ever ran there */
+		if (m < 0) {
+			snprintf(ret_dir, size, "%s", dirs[k]);
+			free(all);
+			return m;
+		}
+		if (m == 0)
+			continue;
+		grown = realloc(all, (size_t)(n + m) * sizeof(*all));
+		if (grown == NULL) {
+			dtel_discover_free(found);
+			free(all);
+			snprintf(ret_dir, size, "%s", dirs[k]);
+			return -ENOMEM;
+		}
+		memcpy(grown + n, found, (size_t)m * sizeof(*found));
+		dtel_discover_free(found);
+		all = grown;
+		n += m;
+	}
+	*ret = all;
+	return n;
+}
+
+/* Without -d: the default dir that holds @prefix (OVS's may not be this user's own). */
+static const char *
+prefix_dir(const struct cli_opts *o, char *buf, size_t size)
+{
+	char dirs[DTEL_RUNTIME_DIRS_MAX][DTEL_PATH_MAX], p[DTEL_PATH_MAX * 2];
+	int n;
+
+	if (o->runtime_dir != NULL || o->prefix == NULL)
+		return o->runtime_dir;
+	n = dtel_runtime_dirs(dirs, DTEL_RUNTIME_DIRS_MAX);
+	for (int k = 0; k < n; k++) {
+		int len = snprintf(p, sizeof(p), "%s/%s", dirs[k], o->prefix);
+
+		if (len > 0 && (size_t)len < sizeof(p) && access(p, F_OK) == 0 &&
+			strlen(dirs[k]) < size) {
+			memcpy(buf, dirs[k], strlen(dirs[k]) + 1);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
 static int
 only_live(const struct cli_opts *o, char *path)
 {
@@ -74,10 +137,11 @@ only_live(const struct cli_opts *o, char *path)
 	int n, live = 0, found = -1;
 	size_t len = 0;
 
-	n = dtel_discover(o->runtime_dir, DTEL_DISCOVER_PROBE, &list);
-	if (n < 0 && n != -ENOENT) {
-		cli_err("cannot read the DPDK runtime dir %s: %s",
-			o->runtime_dir ? o->runtime_dir : "", dtel_strerror(n));
+	char dir[DTEL_PATH_MAX];
+
+	n = cli_discover(o, DTEL_DISCOVER_PROBE, &list, dir, sizeof(dir));
+	if (n < 0) {
+		cli_err("cannot read the DPDK runtime dir %s: %s", dir, dtel_strerror(n));
 		return EXIT_ERROR;
 	}
 	for (int i = 0; i < n; i++) {
@@ -111,8 +175,6 @@ only_live(const struct cli_opts *o, char *path)
 int
 cli_resolve_socket(const struct cli_opts *o, char *path)
 {
-	int n;
-
 	if (o->socket != NULL) {
 		if (strlen(o->socket) >= DTEL_PATH_MAX) {
 			cli_err("socket path too long (at most %d bytes): %s", DTEL_PATH_MAX - 1,
@@ -122,7 +184,11 @@ cli_resolve_socket(const struct cli_opts *o, char *path)
 		snprintf(path, DTEL_PATH_MAX, "%s", o->socket);
 		return 0;
 	}
-	n = dtel_socket_path(o->runtime_dir, o->prefix, o->index, path, DTEL_PATH_MAX);
+	char dir[DTEL_PATH_MAX];
+	int n;
+
+	n = dtel_socket_path(
+		prefix_dir(o, dir, sizeof(dir)), o->prefix, o->index, path, DTEL_PATH_MAX);
 	if (n == -EINVAL) {
 		cli_err("invalid file prefix '%s': expected a directory name without '/'",
 			o->prefix);

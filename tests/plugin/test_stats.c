@@ -828,6 +828,38 @@ assert_distinct(char names[][DTP_NAME_MAX], size_t n)
 }
 
 /*
+ * RuntimeDir given twice: the sockets of both dirs are collected, the same prefix in each
+ * under a name of its own, and a named dir that does not exist is said once (not at every
+ * scan). The second dir reaches the same socket through a symlinked prefix dir.
+ */
+static void
+discovery_reads_every_runtime_dir(void **state)
+{
+	char text[512], dir2[64], link[128], names[4][DTP_NAME_MAX];
+
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 1);
+	assert_int_equal(test_tmpdir("dirs", dir2, sizeof(dir2)), 0);
+	snprintf(link, sizeof(link), "%s/edge1", dir2);
+	snprintf(text, sizeof(text), "%s/edge1", fx.dir);
+	assert_int_equal(symlink(text, link), 0);
+	snprintf(text, sizeof(text),
+		"RuntimeDir \"%s\"\nRuntimeDir \"%s\"\nRuntimeDir \"%s/missing\"", fx.dir, dir2,
+		dir2);
+	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
+	assert_int_equal(fc_init(), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(logged_names("collecting DPDK application '", names, 4), 2);
+	assert_string_equal(names[0], "edge1");
+	assert_string_not_equal(names[1], "edge1");
+	must_find("edge1.port0", "if_packets", NULL);
+	assert_int_equal(fc_logs_matching("cannot read the DPDK runtime dir"), 1);
+	assert_int_equal(fc_logs_matching("/missing"), 1);
+	test_rmdir(dir2);
+}
+
+/*
  * Discovered names that clash, planted by anyone who may write the runtime dir: each
  * instance still gets a name of its own (renamed by a hash of its socket path, logged once),
  * collectd refuses no callback, and nothing is freed twice. On today's main the prefix
@@ -1277,6 +1309,7 @@ main(void)
 			late_commands_of_a_starting_application, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			command_list_read_once_when_not_starting, setup, teardown),
+		cmocka_unit_test_setup_teardown(discovery_reads_every_runtime_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(discovery_finds_sockets, setup, teardown),
 		cmocka_unit_test(ambiguous_names),
 		cmocka_unit_test_setup_teardown(clashing_names_made_unique, setup, teardown),

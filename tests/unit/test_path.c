@@ -58,6 +58,40 @@ make_socket(const char *prefix, const char *name, bool live)
 	return fd;
 }
 
+/* The default search list: own dir first, systemd's and OVS's, no duplicates. */
+static void
+runtime_dirs_default_list(void **state)
+{
+	char dirs[DTEL_RUNTIME_DIRS_MAX][DTEL_PATH_MAX];
+	char tmp[64], link[DTEL_PATH_MAX];
+	int n;
+
+	(void)state;
+	assert_int_equal(test_tmpdir("dirs", tmp, sizeof(tmp)), 0);
+	setenv("RUNTIME_DIRECTORY", "/srv/unit", 1);
+	n = dtel_runtime_dirs(dirs, DTEL_RUNTIME_DIRS_MAX);
+	assert_true(n >= 3);
+	assert_string_equal(dirs[0], "/srv/unit/dpdk"); /* dtel_runtime_dir() */
+	for (int i = 1; i < n; i++)
+		assert_string_not_equal(dirs[i], "/srv/unit/dpdk");
+	assert_string_equal(dirs[1], "/run/openvswitch/dpdk");
+	assert_string_equal(dirs[2], "/var/run/dpdk");
+	assert_int_equal(dtel_runtime_dirs(dirs, 1), 1);
+	assert_int_equal(dtel_runtime_dirs(dirs, 0), 0);
+	/* A symlink to a dir listed after it is that dir (where /var/run/dpdk exists to
+	 * resolve: a DPDK process ran on this host as root). */
+	snprintf(link, sizeof(link), "%s/run", tmp);
+	assert_int_equal(symlink("/var/run", link), 0);
+	setenv("RUNTIME_DIRECTORY", link, 1);
+	n = dtel_runtime_dirs(dirs, DTEL_RUNTIME_DIRS_MAX);
+	if (access("/var/run/dpdk", F_OK) == 0)
+		for (int i = 1; i < n; i++)
+			assert_string_not_equal(dirs[i], "/var/run/dpdk");
+	unsetenv("RUNTIME_DIRECTORY");
+	unlink(link);
+	test_rmdir(tmp);
+}
+
 static void
 runtime_dir_follows_eal(void **state)
 {
@@ -180,6 +214,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(runtime_dir_follows_eal),
+		cmocka_unit_test(runtime_dirs_default_list),
 		cmocka_unit_test(socket_paths),
 		cmocka_unit_test(discover_all_kinds),
 		cmocka_unit_test(discover_missing_dir),

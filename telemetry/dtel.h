@@ -156,6 +156,10 @@ void dtel_discover_free(struct dtel_socket_info *list);
  * would return (-ENOENT, -ECONNREFUSED, -EACCES, ...). Does not read the greeting. */
 int dtel_probe(const char *path);
 
+/** As dtel_probe(), and on success *ret_pid gets the process id of the application that
+ * listens on @path (SO_PEERCRED), without waiting for its greeting. */
+int dtel_probe_pid(const char *path, long *ret_pid);
+
 /* ------------------------------------------------------------------------------------------
  * Sessions: one connection, used by one thread at a time
  */

@@ -171,6 +171,26 @@ dtel_probe(const char *path)
 	return 0;
 }
 
+int
+dtel_probe_pid(const char *path, long *ret_pid)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int fd = -1, ret;
+
+	if (ret_pid == NULL)
+		return -EINVAL;
+	ret = open_socket(path, dtel__now_ns() + 50 * 1000000ull, &fd);
+	if (ret < 0)
+		return ret;
+	/* The credentials the listening process had at listen(): no reply needed. */
+	ret = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 ? 0 : -errno;
+	close(fd);
+	if (ret == 0)
+		*ret_pid = cred.pid;
+	return ret;
+}
+
 /* Receive one datagram into buf (size bytes). Returns its length or -errno. */
 static ssize_t
 recv_datagram(int fd, char *buf, size_t size, uint64_t deadline_ns)

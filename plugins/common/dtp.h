@@ -266,12 +266,24 @@ double dtp_proc_uptime(long pid);
 bool dtp_target_young(struct dtp_target *t);
 
 /**
- * The plain instance name of a discovered socket: its prefix, plus "_N" for
- * dpdk_telemetry.v2:N, with '_' for the last '.' of a name that would read as a port or lcore
- * of another instance (dtp_name_ambiguous()). Cut to @size; dtp_instances_discover() makes it
- * unique.
+ * The plain instance name of a discovered socket: its prefix for dpdk_telemetry.v2; for a
+ * further application on the prefix (dpdk_telemetry.v2:N) the prefix, '_' and @app, the
+ * program name of the application listening there (dtp_socket_app()), so that the name
+ * follows the application rather than the order they started in; "_N" when @app is NULL
+ * or empty (not known). A '_' replaces the last '.' of a name that would read as a port or
+ * lcore of another instance (dtp_name_ambiguous()). Cut to @size;
+ * dtp_instances_discover() makes it unique.
  */
-void dtp_discovered_name(const struct dtel_socket_info *si, char *buf, size_t size);
+void dtp_discovered_name(
+	const struct dtel_socket_info *si, const char *app, char *buf, size_t size);
+
+/**
+ * The program name (/proc/<pid>/comm, characters other than letters, digits, '-' and '_'
+ * made '_') of the process listening on the socket at @path, into @buf ("" on failure).
+ * 0, the error of dtel_probe_pid() (-ECONNREFUSED: nothing listens; -ETIMEDOUT: a full
+ * backlog), or -ESRCH when /proc does not tell. Costs the application one connection.
+ */
+int dtp_socket_app(const char *path, char *buf, size_t size);
 
 /**
  * The name dtp_discovered_name() gives when the plain one cannot be used: the first
@@ -291,6 +303,7 @@ struct dtp_member {
 	bool discovered;
 	bool retiring; /* handed to retire(): listed until the instance is freed */
 	uint64_t missing_ms; /* discovered: since when its application is gone; 0: it is not */
+	char app[32]; /* discovered at dpdk_telemetry.v2:N: the program its name follows */
 };
 
 /** A stale socket file whose instance was retired: not discovered again while it is the same

@@ -155,14 +155,14 @@ dtp_hashed_name(const char *name, const char *path, unsigned int salt, char *buf
  * Under the lock. *ret_why says why it is not the plain name ("" when it is).
  */
 static void
-unique_name(struct dtp_instances *l, const struct dtel_socket_info *si, char *buf, size_t size,
-	char *why, size_t why_size)
+unique_name(struct dtp_instances *l, const struct dtel_socket_info *si, const char *app, char *buf,
+	size_t size, char *why, size_t why_size)
 {
-	char plain[DTEL_PATH_MAX + 16];
+	char plain[DTEL_PATH_MAX + 48];
 	const struct dtp_member *other;
 
 	why[0] = '\0';
-	dtp_discovered_name(si, plain, sizeof(plain));
+	dtp_discovered_name(si, app, plain, sizeof(plain));
 	if (strlen(plain) >= size) {
 		snprintf(why, why_size, "is longer than %zu characters", size - 1);
 	} else if ((other = named(l, plain)) != NULL) {
@@ -307,24 +307,81 @@ plain_first(const struct dtel_socket_info *si)
 static void
 discover_one(struct dtp_instances *l, const struct dtel_socket_info *si)
 {
-	char name[DTP_NAME_MAX], why[DTEL_PATH_MAX + 64];
+	char name[DTP_NAME_MAX], why[DTEL_PATH_MAX + 64], app[32] = "";
 	bool skip;
 
 	if (si->error == -ENAMETOOLONG || entombed(l, si->path))
 		return;
 	pthread_mutex_lock(&l->lock);
 	skip = at_path(l, si->path) != NULL;
-	if (!skip)
-		unique_name(l, si, name, sizeof(name), why, sizeof(why));
 	pthread_mutex_unlock(&l->lock);
 	if (skip)
 		return;
+	/* Only this pass adds instances (one collectd callback at a time): the socket is
+	 * still not collected after the probe, which must not run under the lock. */
+	/* Busy (a full backlog while it starts): its name can wait for the next pass. */
+	if (si->index > 0 && dtp_socket_app(si->path, app, sizeof(app)) == -ETIMEDOUT)
+		return;
+	pthread_mutex_lock(&l->lock);
+	unique_name(l, si, app, name, sizeof(name), why, sizeof(why));
+	pthread_mutex_unlock(&l->lock);
 	if (why[0] != '\0')
 		DTP_LOG(LOG_INFO, l->plugin,
 			"the DPDK application at %s is named '%s': the name its file prefix gives "
 			"%s",
 			si->path, name, why);
-	l->start(name, si->path);
+	if (l->start(name, si->path) != 0 || app[0] == '\0')
+		return;
+	pthread_mutex_lock(&l->lock);
+	struct dtp_member *m = at_path(l, si->path);
+	if (m != NULL)
+		snprintf(m->app, sizeof(m->app), "%s", app);
+	pthread_mutex_unlock(&l->lock);
+}
+
+/*
+ * Another program now listens at the dpdk_telemetry.v2:N socket of a discovered instance
+ * named after the program that was there (applications sharing a prefix restarted in
+ * another order): retire it, so that the next pass names the socket after its program.
+ * Costs each such socket one connection per pass.
+ */
+static void
+retire_reassigned(struct dtp_instances *l)
+{
+	struct dtp_member copy;
+	char app[32];
+
+	for (size_t i = 0;; i++) {
+		bool found;
+
+		/* The list may change while the probe runs unlocked: re-found by path below. */
+		pthread_mutex_lock(&l->lock);
+		while (i < l->n &&
+			!(l->v[i].discovered && !l->v[i].retiring && l->v[i].app[0] != '\0'))
+			i++;
+		found = i < l->n;
+		if (found)
+			copy = l->v[i];
+		pthread_mutex_unlock(&l->lock);
+		if (!found)
+			return;
+		dtp_socket_app(copy.path, app, sizeof(app));
+		if (app[0] == '\0' || strcmp(app, copy.app) == 0)
+			continue;
+		pthread_mutex_lock(&l->lock);
+		struct dtp_member *m = at_path(l, copy.path);
+		bool take = m != NULL && m->inst == copy.inst && !m->retiring;
+		if (take)
+			m->retiring = true;
+		pthread_mutex_unlock(&l->lock);
+		if (!take)
+			continue;
+		DTP_LOG(LOG_INFO, l->plugin,
+			"DPDK application '%s' (%s): %s now listens there instead of %s: retired, "
+			"found again under the name of %s",
+			copy.name, copy.path, app, copy.app, app);
+		l->retire(copy.inst);
+	}
 }
 
 /* Append the sockets of @dir to *@list (of *@n). -errno when the dir cannot be read (a
@@ -384,6 +441,8 @@ dtp_instances_discover(struct dtp_instances *l, const struct dtp_conf *c, uint64
 		for (int i = 0; i < n; i++)
 			if (plain_first(&list[i]) == (phase == 0))
 				discover_one(l, &list[i]);
+	if (l->retire != NULL)
+		retire_reassigned(l);
 	sweep_tombs(l, list, n);
 	/* A dir we could not read may hold applications that still run: retire nothing. */
 	if (l->retire != NULL && err == 0) {

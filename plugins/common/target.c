@@ -4,6 +4,7 @@
  * for its socket (one connection per socket for the whole collectd process), the plugin's
  * health counters, one log line when it goes and one when it comes back, restarts.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,11 +259,37 @@ dtp_target_exited(const struct dtp_target *t)
 	return t->start_ticks != 0 && proc_start_ticks(t->pid) != t->start_ticks;
 }
 
+int
+dtp_socket_app(const char *path, char *buf, size_t size)
+{
+	char file[64], comm[32] = "";
+	long pid;
+	int ret;
+
+	if (size == 0)
+		return -EINVAL;
+	buf[0] = '\0';
+	ret = dtel_probe_pid(path, &pid);
+	if (ret < 0)
+		return ret;
+	snprintf(file, sizeof(file), "/proc/%ld/comm", pid);
+	if (pid <= 0 || !read_line(file, comm, sizeof(comm)))
+		return -ESRCH;
+	comm[strcspn(comm, "\n")] = '\0';
+	for (char *c = comm; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_')
+			*c = '_';
+	snprintf(buf, size, "%s", comm);
+	return 0;
+}
+
 void
-dtp_discovered_name(const struct dtel_socket_info *si, char *buf, size_t size)
+dtp_discovered_name(const struct dtel_socket_info *si, const char *app, char *buf, size_t size)
 {
 	if (si->index == 0)
 		snprintf(buf, size, "%s", si->prefix);
+	else if (app != NULL && app[0] != '\0')
+		snprintf(buf, size, "%s_%s", si->prefix, app);
 	else
 		snprintf(buf, size, "%s_%u", si->prefix, si->index);
 	if (dtp_name_ambiguous(buf))

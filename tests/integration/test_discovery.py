@@ -162,3 +162,38 @@ def test_short_lived_applications_retired(build_dir, source_dir, runtime, fwd_bi
         if not sanitizers.enabled():
             assert rss - base_rss < 4096, (base_rss, rss)
         assert cd.running()
+
+
+def test_second_application_on_a_prefix_named_after_its_program(build_dir, source_dir, runtime,
+                                                                fwd_bin):
+    """A testpmd and a dpdktel-fwd on one prefix (no shared config, as OVS's --in-memory and
+    another application on 'rte'): the first keeps the prefix as its name, the one at
+    dpdk_telemetry.v2:1 is named after its program, not 'P_1'. When they restart in the
+    other order, the name that followed the forwarder is retired and the program now at :1
+    gets its own."""
+    rundir = os.path.join(runtime, 'dpdk')
+    prefix = dpdk.unique_prefix('s')
+    pmd = dpdk.testpmd(prefix=prefix, nports=1, runtime_base=runtime)
+    pmd.argv.insert(pmd.argv.index('--'), '--no-shconf')
+    fwd = dpdk.fwd(fwd_bin, prefix=prefix, nports=1, index=1, runtime_base=runtime,
+                   eal_extra=['--no-shconf'], app_args=['--idle-sleep-us', '100'])
+    # RetireAfter stays 60 s: the renaming, not the retiring of a gone application, is tested.
+    with pmd, fwd, Collectd(build_dir, source_dir, both_plugins(rundir),
+                            ours=('dpdktel_stats', 'dpdktel_events'), interval=0.5) as cd:
+        for plugin in ('dpdktel_stats', 'dpdktel_events'):
+            wait_until(lambda p=plugin: instances_with_up(cd, p) >= {
+                prefix, f'{prefix}_dpdktel-fwd'}, 20, f'both applications in {plugin}')
+        # Restart in the other order: the forwarder first takes the :0 socket.
+        pmd.kill9()
+        fwd.kill9()
+        fwd.index, pmd.index = 0, 1
+        fwd.start()
+        pmd.start()
+        cd.wait_value(f'dpdktel_stats-{prefix}_dpdk-testpmd/up', lambda r: r[1] == [1],
+                      timeout=30, what='the testpmd now at :1 under its program name')
+        for plugin in ('dpdktel_stats', 'dpdktel_events'):
+            line = (f"{plugin} plugin: DPDK application '{prefix}_dpdktel-fwd' "
+                    f"({rundir}/{prefix}/dpdk_telemetry.v2:1): dpdk-testpmd now listens there "
+                    "instead of dpdktel-fwd: retired")
+            wait_until(lambda l=line: l in cd.log(), 10, f'{plugin} logs the renaming')
+        assert f"'{prefix}_1'" not in cd.log()

@@ -1131,14 +1131,14 @@ ambiguous_names(void **state)
 	assert_false(dtp_name_ambiguous("a.portx"));
 	assert_false(dtp_name_ambiguous("a.port3.x"));
 	assert_false(dtp_name_ambiguous("lcore1"));
-	dtp_discovered_name(&si, name, sizeof(name));
+	dtp_discovered_name(&si, NULL, name, sizeof(name));
 	assert_string_equal(name, "lab_port3");
 	si.index = 2;
-	dtp_discovered_name(&si, name, sizeof(name));
+	dtp_discovered_name(&si, NULL, name, sizeof(name));
 	assert_string_equal(name, "lab.port3_2");
 	snprintf(si.prefix, sizeof(si.prefix), "edge.lcore");
 	si.index = 0;
-	dtp_discovered_name(&si, name, sizeof(name));
+	dtp_discovered_name(&si, NULL, name, sizeof(name));
 	assert_string_equal(name, "edge.lcore");
 }
 

@@ -1,7 +1,9 @@
 """dpdktel_stats in a real collectd against real DPDK applications."""
+import contextlib
 import os
 import shutil
 import tempfile
+import time
 
 import pytest
 
@@ -29,51 +31,121 @@ def stats_config(**instances):
     return f'LoadPlugin dpdktel_stats\n<Plugin dpdktel_stats>\n{blocks}</Plugin>\n'
 
 
-def direct_stats(path, port):
+def direct(path, cmd):
     with Client(path) as c:
-        return c.query(f'/ethdev/stats,{port}')
+        return c.query(cmd)
 
 
-def test_totals_and_rates_agree_with_ethdev_stats(build_dir, source_dir):
-    app = dpdk.testpmd(nports=4, extra=['-i'])
-    with app, Collectd(build_dir, source_dir, stats_config(pmd=app.socket)) as cd:
-        ident = 'dpdktel_stats-pmd.port0/if_packets'
-        first = cd.wait_value(ident, what='first if_packets of port 0')
-        second = cd.wait_value(ident, lambda r: r[0] > first[0], what='a second read')
-        # Rates while forwarding: collectd's own rate against one measured directly.
-        t0, s0 = __import__('time').monotonic(), direct_stats(app.socket, 0)['ipackets']
-        third = cd.wait_value(ident, lambda r: r[0] > second[0], what='a third read')
-        t1, s1 = __import__('time').monotonic(), direct_stats(app.socket, 0)['ipackets']
-        ours = (third[1][0] - second[1][0]) / (third[0] - second[0])
-        direct = (s1 - s0) / (t1 - t0)
-        assert ours > 0 and abs(ours - direct) / direct < 0.25, (ours, direct)
-        # Totals: stop forwarding, then the next read must equal /ethdev/stats exactly.
+def direct_stats(path, port):
+    return direct(path, f'/ethdev/stats,{port}')
+
+
+QUEUES = 4
+NPORTS = 2
+
+
+INSTANCES = {
+    # the defaults plus PerQueue
+    'pmd': '    PerQueue true\n',
+    # per-queue counters without the xstats (from 25.11 the plugin still reads them)
+    'pq': '    PerQueue true\n    XStats false\n',
+}
+
+
+@pytest.fixture(scope='module')
+def pmd(build_dir, source_dir, dpdk_release):
+    """One testpmd of the release (2 net_null ports of 4 queues each, interactive on a pipe
+    so that a test can stop forwarding) and one collectd per entry of INSTANCES reading it
+    (one instance per socket in a collectd). Shared by the tests of the module for this
+    release."""
+    app = dpdk.testpmd(nports=NPORTS, extra=['-i', f'--rxq={QUEUES}', f'--txq={QUEUES}'],
+                       release=dpdk_release)
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(app)
+        cds = {name: stack.enter_context(Collectd(
+            build_dir, source_dir,
+            f'LoadPlugin dpdktel_stats\n<Plugin dpdktel_stats>\n  <Instance "{name}">\n'
+            f'    SocketPath "{app.socket}"\n{opts}  </Instance>\n</Plugin>\n'))
+            for name, opts in INSTANCES.items()}
+        app.stopped = False
+        yield app, cds
+
+
+def stop_forwarding(app):
+    """Stop testpmd's forwarding (once): from then on every counter stays as it is."""
+    if not app.stopped:
         app.proc.stdin.write(b'stop\n')
         app.proc.stdin.flush()
-        wait_until(lambda: 'Forward statistics for port 3' in app.log(), 15, 'testpmd stop')
-        want = {p: direct_stats(app.socket, p) for p in range(4)}
-        for p in range(4):
-            w = want[p]
-            # Each identifier is its own csv file, written by collectd's write threads: one
-            # can show the new read while another still shows the one before.
-            for ident, values in (('if_packets', [w['ipackets'], w['opackets']]),
-                                  ('if_octets', [w['ibytes'], w['obytes']]),
-                                  ('if_rx_dropped-missed', [w['imissed']]),
-                                  ('if_rx_dropped-nombuf', [w['rx_nombuf']]),
-                                  ('xstat-rx_good_packets', [w['ipackets']]),
-                                  ('link_speed', [10000])):
-                cd.wait_value(f'dpdktel_stats-pmd.port{p}/{ident}',
-                              lambda r, v=values: r[1] == v,
-                              what=f'{ident} of port {p} equal to /ethdev/stats: {values}')
-        assert cd.last('dpdktel_stats-pmd/up')[1] == [1]
-        ids = cd.listval()
-        assert f'{cd.hostname}/dpdktel_stats-pmd/telemetry_requests-sent' in ids
-        assert not any('dpdktel_stats-pmd.port4' in i for i in ids)
-        # collectd's own set_thread_name() fails now and then for a unixsock connection
-        # thread that has already ended (more often under ASan): not ours.
-        errors = [l for l in cd.log().lower().splitlines()
-                  if 'error' in l and 'set_thread_name(' not in l]
-        assert not errors, cd.log()
+        wait_until(lambda: f'Forward statistics for port {NPORTS - 1}' in app.log(), 15,
+                   'testpmd stop')
+        app.stopped = True
+
+
+def test_totals_and_rates_agree_with_ethdev_stats(pmd):
+    app, cd = pmd[0], pmd[1]['pmd']
+    ident = 'dpdktel_stats-pmd.port0/if_packets'
+    first = cd.wait_value(ident, what='first if_packets of port 0')
+    second = cd.wait_value(ident, lambda r: r[0] > first[0], what='a second read')
+    # Rates while forwarding: collectd's own rate against one measured directly.
+    t0, s0 = time.monotonic(), direct_stats(app.socket, 0)['ipackets']
+    third = cd.wait_value(ident, lambda r: r[0] > second[0], what='a third read')
+    t1, s1 = time.monotonic(), direct_stats(app.socket, 0)['ipackets']
+    ours = (third[1][0] - second[1][0]) / (third[0] - second[0])
+    rate = (s1 - s0) / (t1 - t0)
+    assert ours > 0 and abs(ours - rate) / rate < 0.25, (ours, rate)
+    # Totals: stop forwarding, then the next read must equal /ethdev/stats exactly.
+    stop_forwarding(app)
+    want = {p: direct_stats(app.socket, p) for p in range(NPORTS)}
+    for p in range(NPORTS):
+        w = want[p]
+        # Each identifier is its own csv file, written by collectd's write threads: one
+        # can show the new read while another still shows the one before.
+        for ident, values in (('if_packets', [w['ipackets'], w['opackets']]),
+                              ('if_octets', [w['ibytes'], w['obytes']]),
+                              ('if_rx_dropped-missed', [w['imissed']]),
+                              ('if_rx_dropped-nombuf', [w['rx_nombuf']]),
+                              ('xstat-rx_good_packets', [w['ipackets']]),
+                              ('link_speed', [10000])):
+            cd.wait_value(f'dpdktel_stats-pmd.port{p}/{ident}',
+                          lambda r, v=values: r[1] == v,
+                          what=f'{ident} of port {p} equal to /ethdev/stats: {values}')
+    assert cd.last('dpdktel_stats-pmd/up')[1] == [1]
+    ids = cd.listval()
+    assert f'{cd.hostname}/dpdktel_stats-pmd/telemetry_requests-sent' in ids
+    assert not any(f'dpdktel_stats-pmd.port{NPORTS}' in i for i in ids)
+    # collectd's own set_thread_name() fails now and then for a unixsock connection
+    # thread that has already ended (more often under ASan): not ours.
+    errors = [l for l in cd.log().lower().splitlines()
+              if 'error' in l and 'set_thread_name(' not in l]
+    assert not errors, cd.log()
+
+
+@pytest.mark.parametrize('instance', ['pmd', 'pq'])
+def test_per_queue_values_on_every_release(pmd, instance, dpdk_release):
+    """queue_packets/queue_octets/queue_errors-q<N> of every queue equal the application's
+    own per-queue counters: the q_* arrays of /ethdev/stats up to 24.11, the rx_q<N>_* and
+    tx_q<N>_* xstats from 25.11 (which agree where both exist), with the same identifiers on
+    every release, with XStats true or false."""
+    app, cd = pmd[0], pmd[1][instance]
+    stop_forwarding(app)
+    for p in range(NPORTS):
+        x = direct(app.socket, f'/ethdev/xstats,{p}')
+        st = direct_stats(app.socket, p)
+        if 'q_ipackets' in st:
+            assert st['q_ipackets'][:QUEUES] == [x[f'rx_q{q}_packets'] for q in range(QUEUES)]
+        for q in range(QUEUES):
+            base = f'dpdktel_stats-{instance}.port{p}'
+            for ident, values in (
+                    ('queue_packets', [x[f'rx_q{q}_packets'], x[f'tx_q{q}_packets']]),
+                    ('queue_octets', [x[f'rx_q{q}_bytes'], x[f'tx_q{q}_bytes']]),
+                    ('queue_errors', [x[f'rx_q{q}_errors']])):
+                cd.wait_value(f'{base}/{ident}-q{q}', lambda r, v=values: r[1] == v,
+                              what=f'{ident}-q{q} of port {p} on DPDK {dpdk_release.name}: '
+                                   f'{values}')
+    ids = cd.listval()
+    assert not any(f'dpdktel_stats-{instance}.port0/queue_packets-q{QUEUES}' in i for i in ids)
+    if instance == 'pq':
+        assert not any('dpdktel_stats-pq.port0/xstat-' in i for i in ids)
 
 
 def test_restart_gives_up_0_then_1_one_warning_no_spike(build_dir, source_dir):

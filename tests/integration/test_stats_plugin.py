@@ -21,8 +21,17 @@ def private_runtime():
     shutil.rmtree(d, ignore_errors=True)
 
 
-def app_in(runtime, **kw):
-    return dpdk.testpmd(runtime_base=runtime, **kw)
+# testpmd's own mbuf pool size (155456 in the cached builds) costs seconds per start on this
+# machine; these ports forward on net_null with a few queues and need few.
+MBUFS = '--total-num-mbufs=16384'
+
+
+def start_testpmd(release, extra=(), **kw):
+    return dpdk.testpmd(release=release, extra=[MBUFS, *extra], **kw)
+
+
+def app_in(runtime, release, **kw):
+    return start_testpmd(release, runtime_base=runtime, **kw)
 
 
 def stats_config(**instances):
@@ -63,8 +72,8 @@ def pmd(build_dir, source_dir, dpdk_release):
     so that a test can stop forwarding) and one collectd per entry of INSTANCES reading it
     (one instance per socket in a collectd). Shared by the tests of the module for this
     release."""
-    app = dpdk.testpmd(nports=NPORTS, extra=['-i', f'--rxq={QUEUES}', f'--txq={QUEUES}'],
-                       release=dpdk_release)
+    app = start_testpmd(dpdk_release, nports=NPORTS,
+                        extra=['-i', f'--rxq={QUEUES}', f'--txq={QUEUES}'])
     with contextlib.ExitStack() as stack:
         stack.enter_context(app)
         cds = {name: stack.enter_context(Collectd(
@@ -153,9 +162,9 @@ def test_per_queue_values_on_every_release(pmd, instance, dpdk_release):
         assert not any('dpdktel_stats-pq.port0/xstat-' in i for i in ids)
 
 
-def test_restart_gives_up_0_then_1_one_warning_no_spike(build_dir, source_dir):
+def test_restart_gives_up_0_then_1_one_warning_no_spike(build_dir, source_dir, dpdk_release):
     prefix = dpdk.unique_prefix('r')
-    app = dpdk.testpmd(prefix=prefix, nports=2)
+    app = start_testpmd(dpdk_release, prefix=prefix, nports=2)
     with app, Collectd(build_dir, source_dir, stats_config(pmd=app.socket), interval=0.5) as cd:
         cd.wait_value('dpdktel_stats-pmd/up', lambda r: r[1] == [1], what='up 1')
         old_pid = app.pid
@@ -180,8 +189,9 @@ def test_restart_gives_up_0_then_1_one_warning_no_spike(build_dir, source_dir):
         assert cd.log().count("DPDK application 'pmd' (") == 2
 
 
-def test_two_applications_discovered(build_dir, source_dir, private_runtime):
-    a, b = app_in(private_runtime, nports=1), app_in(private_runtime, nports=2, lcores='0,1')
+def test_two_applications_discovered(build_dir, source_dir, private_runtime, dpdk_release):
+    a = app_in(private_runtime, dpdk_release, nports=1)
+    b = app_in(private_runtime, dpdk_release, nports=2, lcores='0,1')
     conf = f'LoadPlugin dpdktel_stats\n<Plugin dpdktel_stats>\n  RuntimeDir "{private_runtime}/dpdk"\n</Plugin>\n'
     with a, b, Collectd(build_dir, source_dir, conf) as cd:
         cd.wait_value(f'dpdktel_stats-{a.prefix}.port0/if_packets', what='first application')

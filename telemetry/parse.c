@@ -493,7 +493,8 @@ int
 dtel_xstats_fill_hidden(struct dtel_xstats *x, const struct dtel_xstats *known)
 {
 	struct dtel_xstat *out;
-	size_t *pos, n = 0, next = 0; /* pos[k]: where known->v[k] is in out; SIZE_MAX: not yet */
+	/* known->v[k] for k < next is in out, at pos[k]; those from next on are not yet. */
+	size_t *pos, n = 0, next = 0;
 
 	if (x == NULL || known == NULL || x->n > SIZE_MAX / 2 - known->n)
 		return -EINVAL;
@@ -504,35 +505,27 @@ dtel_xstats_fill_hidden(struct dtel_xstats *x, const struct dtel_xstats *known)
 		free(pos);
 		return -ENOMEM;
 	}
-	for (size_t k = 0; k < known->n; k++)
-		pos[k] = SIZE_MAX;
 	/* DPDK keeps the order: a walk along both lists, the hidden ones put back as 0 on the
 	 * way. A name out of that order (a different application behind the socket) is searched
 	 * for, so that no name ends up twice. */
 	for (size_t i = 0; i < x->n; i++) {
 		long k = known_index(known, next, x->v[i].name);
 
-		if (k >= 0 && pos[k] != SIZE_MAX) {
+		if (k >= 0 && (size_t)k < next) {
 			out[pos[k]].value = x->v[i].value;
 			continue;
 		}
-		for (; k >= 0 && next < (size_t)k; next++) {
-			if (pos[next] != SIZE_MAX)
-				continue;
+		for (; k >= 0 && next <= (size_t)k; next++) {
 			out[n] = known->v[next];
 			out[n].value = 0;
 			pos[next] = n++;
 		}
-		if (k >= 0) {
-			pos[k] = n;
-			if ((size_t)k == next)
-				next++;
-		}
-		out[n++] = x->v[i];
+		if (k >= 0)
+			out[pos[k]].value = x->v[i].value;
+		else
+			out[n++] = x->v[i];
 	}
 	for (; next < known->n; next++) {
-		if (pos[next] != SIZE_MAX)
-			continue;
 		out[n] = known->v[next];
 		out[n].value = 0;
 		n++;

@@ -270,7 +270,7 @@ def test_hide_zero_from_23_11_never_on_22_11(pmd, dpdk_release):
                           lambda r, v=value: r[0] > switched and r[1] == [v],
                           what=f'xstat-{name} of port {p} after the switch: {value}')
     ids = cd.listval()
-    assert sum(f'dpdktel_stats-hz.port0/xstat-' in i for i in ids) == 28
+    assert sum('dpdktel_stats-hz.port0/xstat-' in i for i in ids) == 28
     # 22.11 logs a NOTICE for any parameter after the port, 23.11 and later for a malformed one.
     assert 'extra parameters' not in app.log().lower(), app.log()
     if not newer:

@@ -1366,6 +1366,12 @@ bad_configurations_refused(void **state)
 		{"Ports 3", NULL, "option 'Ports' has the invalid value 3"},
 		{"XStatsInclude 5", NULL, "option 'XStatsInclude' has the invalid value 5"},
 		{"XStatsExclude \"\"", NULL, "option 'XStatsExclude' has the invalid value \"\""},
+		{"XStatsHideZeroFrom 0", NULL,
+			"option 'XStatsHideZeroFrom' has the out-of-range value 0: expected a "
+			"number "
+			"of extended counters from 1 to 256"},
+		{"XStatsHideZeroFrom 257", NULL,
+			"option 'XStatsHideZeroFrom' has the out-of-range value 257"},
 		{"FilePrefix \"x\"", NULL,
 			"option 'FilePrefix' belongs in an <Instance \"name\"> block; did you "
 			"forget "

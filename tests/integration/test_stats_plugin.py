@@ -1,4 +1,5 @@
-"""dpdktel_stats in a real collectd against real DPDK applications."""
+"""dpdktel_stats in a real collectd against real DPDK applications: testpmd of every DPDK release
+(the dpdk_release fixture: test ids end in the release, [24.11]) and dpdktel-fwd."""
 import contextlib
 import os
 import shutil

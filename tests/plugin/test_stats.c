@@ -41,7 +41,34 @@ struct app {
 	 * understood; from "DPDK 25.11" /ethdev/stats has no q_* arrays. */
 	const char *version;
 	bool stats_4q; /* the recorded 4-queue port of the release: 24.11's or 25.11's */
+	bool long_xstats; /* /ethdev/xstats of fewer than 256 entries, within 512 B of 16 KiB */
 };
+
+/*
+ * Fewer than 256 counters with long names whose reply ends within DTEL_CUT_MARGIN of the
+ * 16384 bytes of max_output_len: DPDK appends an entry only while it fits
+ * (lib/telemetry/telemetry.c container_to_json / output_json), so more may have been cut.
+ * Every other counter is 0 and left out with hide_zero.
+ */
+static char *
+xstats_long(bool hide_zero)
+{
+	size_t cap = 16384, n;
+	char *s = malloc(cap);
+	int added = 0;
+
+	n = (size_t)snprintf(s, cap, "{\"/ethdev/xstats\":{");
+	for (int i = 0; n < 16384 - 300; i++) {
+		int v = i % 2 ? i : 0;
+
+		if (hide_zero && v == 0)
+			continue;
+		n += (size_t)snprintf(s + n, cap - n, "%s\"%0100d\":%d", added ? "," : "", i, v);
+		added++;
+	}
+	snprintf(s + n, cap - n, "}}");
+	return s;
+}
 
 /* Requests with ",hide_zero=true" the fake received (atomic: one thread per connection). */
 static unsigned int hide_zero_requests;
@@ -187,6 +214,8 @@ app_handler(
 		o->data = fs_printf("{\"/ethdev/xstats\":{\"x\":0%*s}}", 17000, "");
 	else if (IS("/ethdev/xstats") && a->full_xstats)
 		o->data = xstats_full(hide_zero);
+	else if (IS("/ethdev/xstats") && a->long_xstats)
+		o->data = xstats_long(hide_zero);
 	else if (IS("/ethdev/xstats") && a->stats_4q)
 		o->data = fs_golden(app_newer(a, "DPDK 25.11")
 				? (hide_zero ? "dpdk-newer/ethdev_xstats_hide_zero-4q-25.11.json"
@@ -565,6 +594,38 @@ cut_xstats_switch_to_hide_zero(void **state)
 	assert_int_equal(fc_count(PI ".port0", "xstat", NULL), 256 + 30);
 	assert_int_equal(must_find(PI ".port0", "xstat", "x255")->v[0].derive, 0);
 	assert_int_equal(__atomic_load_n(&hide_zero_requests, __ATOMIC_RELAXED), 2);
+}
+
+/* A reply near the size limit may have been cut too (fewer than 256 entries): same switch. */
+static void
+near_limit_xstats_switch_to_hide_zero(void **state)
+{
+	size_t full;
+
+	(void)state;
+	start_app(&(struct app){.nports = 1,
+			  .long_xstats = true,
+			  .silent_stats_port = -1,
+			  .version = "DPDK 24.11.6"},
+		1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	full = fc_count(PI ".port0", "xstat", NULL);
+	assert_true(full > 100 && full < 256);
+	assert_int_equal(must_find(PI, "telemetry_requests", "truncated")->v[0].derive, 1);
+	assert_int_equal(fc_logs_matching("and the reply may have been cut: asking"), 1);
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(__atomic_load_n(&hide_zero_requests, __ATOMIC_RELAXED), 1);
+	/* the same names (the zeros as 0), and now room for those past the old cut */
+	assert_true(fc_count(PI ".port0", "xstat", NULL) > full);
+	assert_int_equal(
+		must_find(PI ".port0", "xstat",
+			"0000000000000000000000000000000000000000000000000000000000000000000000000"
+			"000000000000000000000000002")
+			->v[0]
+			.derive,
+		0);
 }
 
 /* XStatsHideZeroFrom: a smaller port switches too; the per-queue values from hidden
@@ -1477,6 +1538,8 @@ main(void)
 			per_queue_same_identifiers_from_xstats, setup, teardown),
 		cmocka_unit_test_setup_teardown(per_queue_without_xstats_option, setup, teardown),
 		cmocka_unit_test_setup_teardown(cut_xstats_switch_to_hide_zero, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			near_limit_xstats_switch_to_hide_zero, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			hide_zero_from_option_keeps_queue_series, setup, teardown),
 		cmocka_unit_test_setup_teardown(no_hide_zero_on_22_11, setup, teardown),

@@ -27,6 +27,7 @@
 
 struct stats_opts {
 	bool basic, per_queue, xstats, app, memory;
+	unsigned int hide_zero_from; /* xstats of a full reply from which to ask hide_zero=true */
 	double timeout;
 	struct dtp_ports ports;
 	struct dtp_globs include, exclude;
@@ -39,6 +40,7 @@ static const struct stats_opts defaults = {
 	.app = true,
 	.memory = true,
 	.timeout = 0.5,
+	.hide_zero_from = DTEL_DICT_MAX_ENTRIES,
 	.ports.all = true,
 };
 
@@ -53,6 +55,8 @@ static const struct dtp_option options[] = {
 		"one or more shell patterns such as \"rx_*_packets\""),
 	OPT("XStatsExclude", DTP_OPT_GLOBS, exclude, 0, 0,
 		"one or more shell patterns such as \"*_bad_*\""),
+	OPT("XStatsHideZeroFrom", DTP_OPT_UINT, hide_zero_from, 1, DTEL_DICT_MAX_ENTRIES,
+		"a number of extended counters from 1 to 256"),
 	BOOL_OPT("AppStats", app),
 	BOOL_OPT("MemoryStats", memory),
 	DTP_TIMEOUT_OPT(stats_opts),
@@ -73,6 +77,10 @@ struct port_state {
 	bool have_info;
 	struct dtel_port_info info; /* read once per application generation */
 	unsigned int cut_logged; /* bit per enum cut_cause */
+	bool xqueues; /* this read: per-queue counters come from the xstats (DPDK >= 25.11) */
+	unsigned int xqueues_logged; /* 1: that it does, 2: that there are none, was logged */
+	bool hide_zero; /* ask /ethdev/xstats with hide_zero=true (DPDK >= 23.03) */
+	struct dtel_xstats known; /* with hide_zero: every counter of the port seen so far */
 };
 
 struct lcore_state {
@@ -234,6 +242,22 @@ dispatch_queues(struct stats_instance *si, struct port_state *ps, const struct d
 	}
 }
 
+/* From DPDK 25.11 /ethdev/stats has no q_* arrays: the xstats reader dispatches the same
+ * identifiers from rx_q<N>_* and tx_q<N>_*, and reads the xstats for them even with XStats
+ * false. */
+static void
+queues_from_xstats(struct stats_instance *si, struct port_state *ps)
+{
+	ps->xqueues = true;
+	if (ps->xqueues_logged & 1)
+		return;
+	ps->xqueues_logged |= 1;
+	LOG(LOG_INFO,
+		"instance '%s' port %u: /ethdev/stats has no per-queue counters (DPDK 25.11 and "
+		"later): PerQueue reads them from /ethdev/xstats,%u%s",
+		si->t.name, ps->id, ps->id, si->o->xstats ? "" : " (XStats false: only those)");
+}
+
 static void
 read_basic(
 	struct stats_instance *si, struct port_state *ps, const struct dtp_id *id, const char *cmd)
@@ -255,8 +279,10 @@ read_basic(
 	derive(si, id, "if_errors", NULL, (uint64_t[]){st.ierrors, st.oerrors}, 2);
 	derive(si, id, "if_rx_dropped", "missed", &st.imissed, 1);
 	derive(si, id, "if_rx_dropped", "nombuf", &st.rx_nombuf, 1);
-	if (si->o->per_queue)
+	if (si->o->per_queue && st.nb_queues > 0)
 		dispatch_queues(si, ps, id, &st);
+	else if (si->o->per_queue)
+		queues_from_xstats(si, ps);
 }
 
 /* A pattern that matches nothing is probably a typo: say so once (it is not an error). */
@@ -280,15 +306,94 @@ check_globs(struct stats_instance *si, const struct port_state *ps, const struct
 	}
 }
 
+/* hide_zero=true is understood from DPDK 23.03 (22.11 ignores it, with a NOTICE per request). */
+#define HIDE_ZERO_SINCE 230300
+
+/*
+ * A full reply that may have been cut (256 entries, or near the size limit), or that has
+ * XStatsHideZeroFrom counters: from now on the port is asked with hide_zero=true, which
+ * leaves out the counters that are 0, and keeps the names of this reply to dispatch those
+ * as 0 (a hidden counter is 0), so that no series stops.
+ */
+static void
+maybe_hide_zero(struct stats_instance *si, struct port_state *ps, const struct dtel_xstats *x)
+{
+	struct dtel_xstat *v;
+
+	if (ps->hide_zero || si->t.dpdk_version < HIDE_ZERO_SINCE ||
+		(!(x->flags & DTEL_F_POSSIBLY_CUT) && x->n < si->o->hide_zero_from))
+		return;
+	v = malloc((x->n + 1) * sizeof(*v));
+	if (v == NULL)
+		return;
+	memcpy(v, x->v, x->n * sizeof(*v));
+	dtel_xstats_clear(&ps->known);
+	ps->known.v = v;
+	ps->known.n = x->n;
+	ps->hide_zero = true;
+	LOG(LOG_INFO,
+		"instance '%s' port %u: %zu extended counters%s: asking "
+		"/ethdev/xstats,%u,hide_zero=true from now on (counters it leaves out are 0)",
+		si->t.name, ps->id, x->n,
+		x->flags & DTEL_F_POSSIBLY_CUT ? ", and the reply may have been cut" : "", ps->id);
+}
+
+/* With hide_zero: put back the counters the application left out as 0, and remember the
+ * names that are new. */
+static int
+fill_hidden(struct port_state *ps, struct dtel_xstats *x)
+{
+	struct dtel_xstat *v;
+	int ret = dtel_xstats_fill_hidden(x, &ps->known);
+
+	if (ret < 0 || x->n == ps->known.n)
+		return ret;
+	v = realloc(ps->known.v, (x->n + 1) * sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	memcpy(v, x->v, x->n * sizeof(*v));
+	ps->known.v = v;
+	ps->known.n = x->n;
+	return 0;
+}
+
+/* PerQueue where /ethdev/stats has no q_* arrays: the same identifiers from the xstats. */
+static void
+dispatch_xqueues(struct stats_instance *si, struct port_state *ps, const struct dtp_id *id,
+	const struct dtel_xstats *x)
+{
+	struct dtel_port_stats st;
+
+	if (dtel_xstats_queue_stats(x, &st) > 0) {
+		dispatch_queues(si, ps, id, &st);
+	} else if (!(ps->xqueues_logged & 2)) {
+		ps->xqueues_logged |= 2;
+		LOG(LOG_WARNING,
+			"instance '%s' port %u: PerQueue: neither /ethdev/stats nor /ethdev/xstats "
+			"has per-queue counters (rx_q<N>_packets, ...): no queue values for it",
+			si->t.name, ps->id);
+	}
+}
+
+/* XStats, and PerQueue where /ethdev/stats has no per-queue counters (DPDK >= 25.11). */
 static void
 read_xstats(
 	struct stats_instance *si, struct port_state *ps, const struct dtp_id *id, const char *cmd)
 {
 	struct dtel_xstats x;
 	struct dtel_reply r;
+	char hz[96];
 	int ret;
 
-	if (query_id(si, cmd, ps->id, &r) < 0)
+	if (!si->o->xstats && !ps->xqueues)
+		return;
+	if (ps->hide_zero) {
+		snprintf(hz, sizeof(hz), "%s,%u,hide_zero=true", cmd, ps->id);
+		ret = query(si, hz, &r);
+	} else {
+		ret = query_id(si, cmd, ps->id, &r);
+	}
+	if (ret < 0)
 		return;
 	ret = dtel_parse_xstats(&r, &x);
 	dtel_reply_release(&r);
@@ -297,9 +402,20 @@ read_xstats(
 		return;
 	}
 	/* Whatever did arrive is dispatched, cut or not; entries that are not counters are not. */
+	if (ps->hide_zero && fill_hidden(ps, &x) < 0) {
+		dtel_xstats_clear(&x);
+		return;
+	}
+	maybe_hide_zero(si, ps, &x);
 	note_cut(si, ps, cmd, x.flags);
 	if (x.nb_invalid > 0)
 		bad_port_reply(si, ps, cmd, -EPROTO, x.nb_invalid);
+	if (ps->xqueues)
+		dispatch_xqueues(si, ps, id, &x);
+	if (!si->o->xstats) {
+		dtel_xstats_clear(&x);
+		return;
+	}
 	if (!si->globs_checked)
 		check_globs(si, ps, &x);
 	for (size_t i = 0; i < x.n; i++)
@@ -403,7 +519,8 @@ static const struct port_source {
 } port_sources[] = {
 #define NO_OPTION SIZE_MAX
 	{offsetof(struct stats_opts, basic), false, "/ethdev/stats", read_basic},
-	{offsetof(struct stats_opts, xstats), false, "/ethdev/xstats", read_xstats},
+	/* XStats, or PerQueue on DPDK >= 25.11: read_xstats decides */
+	{NO_OPTION, false, "/ethdev/xstats", read_xstats},
 	{NO_OPTION, false, "/ethdev/link_status", read_link},
 	{NO_OPTION, false, "/ethdev/info", read_info},
 	{offsetof(struct stats_opts, app), true, "/fwd/port", read_fwd_port},
@@ -428,6 +545,7 @@ read_port(struct stats_instance *si, uint16_t port, cdtime_t now)
 	if (ps == NULL)
 		return;
 	ps->seen = true;
+	ps->xqueues = false;
 	dtp_id_port(&id, PLUGIN, si->t.name, port, now);
 	for (size_t i = 0; i < sizeof(port_sources) / sizeof(port_sources[0]); i++)
 		if (source_on(si, &port_sources[i]))
@@ -681,8 +799,14 @@ on_restart(struct stats_instance *si, long old_pid, cdtime_t now)
 	dtp_notify(&id, NOTIF_WARNING, "restarts", NULL, &meta,
 		"DPDK application %s restarted (pid %ld → %ld)", si->t.name, old_pid, si->t.pid);
 	/* Everything cached belonged to the old process. */
-	for (size_t i = 0; i < si->nports; i++)
-		si->ports[i].have_info = false, si->ports[i].queues_moved = 0;
+	for (size_t i = 0; i < si->nports; i++) {
+		struct port_state *ps = &si->ports[i];
+
+		ps->have_info = false;
+		ps->queues_moved = 0;
+		ps->hide_zero = false; /* another process, maybe of another release */
+		dtel_xstats_clear(&ps->known);
+	}
 	for (size_t i = 0; i < si->nlcores; i++)
 		si->lcores[i].have = false;
 }
@@ -753,6 +877,8 @@ instance_free(void *p)
 		return;
 	dtp_instances_remove(&instances, si);
 	dtp_target_fini(&si->t);
+	for (size_t i = 0; i < si->nports; i++)
+		dtel_xstats_clear(&si->ports[i].known);
 	free(si->ports);
 	free(si->lcores);
 	free(si);

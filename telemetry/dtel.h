@@ -323,6 +323,27 @@ int dtel_parse_xstats(const struct dtel_reply *reply, struct dtel_xstats *ret);
 /** Free the entries of @x and zero it. Accepts NULL. */
 void dtel_xstats_clear(struct dtel_xstats *x);
 
+/**
+ * The per-queue counters among extended counters: ethdev's generic rx_q<N>_packets,
+ * rx_q<N>_bytes, rx_q<N>_errors, tx_q<N>_packets and tx_q<N>_bytes (from DPDK 25.11 the only
+ * source of per-queue counters: /ethdev/stats lost its q_* arrays) into the q_* arrays of
+ * *st, as /ethdev/stats of earlier releases fills them (q_errors: rx errors). Sets
+ * st->nb_queues to one more than the highest queue found below DTEL_QUEUE_STATS_MAX (0: none)
+ * and leaves the other fields of *st alone; counters absent from @x are 0 (hide_zero=true
+ * leaves out exactly the counters that are 0). Returns nb_queues; -EINVAL for NULL.
+ */
+int dtel_xstats_queue_stats(const struct dtel_xstats *x, struct dtel_port_stats *st);
+
+/**
+ * Complete the reply to "/ethdev/xstats,<port>,hide_zero=true" (DPDK >= 23.03 leaves out each
+ * counter whose value is 0 and keeps the order of the others; lib/ethdev/
+ * rte_ethdev_telemetry.c, eth_dev_handle_port_xstats) with @known, the counters of an earlier
+ * reply of the port: each name of @known that @x lacks is put back with the value 0, in
+ * @known's order; names of @x that @known lacks keep their place. Returns the new x->n, or
+ * -ENOMEM / -EINVAL with @x untouched.
+ */
+int dtel_xstats_fill_hidden(struct dtel_xstats *x, const struct dtel_xstats *known);
+
 /** Link speed DPDK reports when it does not know it (RTE_ETH_SPEED_NUM_UNKNOWN). */
 #define DTEL_SPEED_UNKNOWN UINT32_MAX
 

@@ -419,6 +419,124 @@ dtel_xstats_clear(struct dtel_xstats *x)
 	memset(x, 0, sizeof(*x));
 }
 
+/* Per-queue counters among the xstats (rte_ethdev.c: eth_basic_stats_strings,
+ * eth_dev_rxq_stats_strings "packets", "bytes", "errors", eth_dev_txq_stats_strings "packets",
+ * "bytes", named "rx_q%u_%s" / "tx_q%u_%s" by eth_basic_stats_get_names). */
+static bool
+queue_xstat(const char *name, bool *rx, unsigned long *q, const char **what)
+{
+	char *end;
+
+	if (strncmp(name, "rx_q", 4) != 0 && strncmp(name, "tx_q", 4) != 0)
+		return false;
+	if (name[4] < '0' || name[4] > '9')
+		return false;
+	*rx = name[0] == 'r';
+	errno = 0;
+	*q = strtoul(name + 4, &end, 10);
+	if (errno != 0 || *end != '_')
+		return false;
+	*what = end + 1;
+	return true;
+}
+
+int
+dtel_xstats_queue_stats(const struct dtel_xstats *x, struct dtel_port_stats *st)
+{
+	unsigned int n = 0;
+	unsigned long q;
+	const char *what;
+	bool rx;
+
+	if (x == NULL || st == NULL)
+		return -EINVAL;
+	memset(st->q_ipackets, 0, sizeof(st->q_ipackets));
+	memset(st->q_opackets, 0, sizeof(st->q_opackets));
+	memset(st->q_ibytes, 0, sizeof(st->q_ibytes));
+	memset(st->q_obytes, 0, sizeof(st->q_obytes));
+	memset(st->q_errors, 0, sizeof(st->q_errors));
+	for (size_t i = 0; i < x->n; i++) {
+		uint64_t *slot = NULL;
+
+		if (!queue_xstat(x->v[i].name, &rx, &q, &what) || q >= DTEL_QUEUE_STATS_MAX)
+			continue;
+		if (strcmp(what, "packets") == 0)
+			slot = rx ? st->q_ipackets : st->q_opackets;
+		else if (strcmp(what, "bytes") == 0)
+			slot = rx ? st->q_ibytes : st->q_obytes;
+		else if (strcmp(what, "errors") == 0 && rx)
+			slot = st->q_errors;
+		if (slot == NULL)
+			continue;
+		slot[q] = x->v[i].value;
+		if (q + 1 > n)
+			n = (unsigned int)q + 1;
+	}
+	st->nb_queues = n;
+	return (int)n;
+}
+
+/* Where in known->v[from..] (then known->v[..from]) @name is; -1: nowhere. */
+static long
+known_index(const struct dtel_xstats *known, size_t from, const char *name)
+{
+	for (size_t k = from; k < known->n; k++)
+		if (strcmp(known->v[k].name, name) == 0)
+			return (long)k;
+	for (size_t k = 0; k < from && k < known->n; k++)
+		if (strcmp(known->v[k].name, name) == 0)
+			return (long)k;
+	return -1;
+}
+
+int
+dtel_xstats_fill_hidden(struct dtel_xstats *x, const struct dtel_xstats *known)
+{
+	struct dtel_xstat *out;
+	/* known->v[k] for k < next is in out, at pos[k]; those from next on are not yet. */
+	size_t *pos, n = 0, next = 0;
+
+	if (x == NULL || known == NULL || x->n > SIZE_MAX / 2 - known->n)
+		return -EINVAL;
+	out = malloc((x->n + known->n + 1) * sizeof(*out));
+	pos = malloc((known->n + 1) * sizeof(*pos));
+	if (out == NULL || pos == NULL) {
+		free(out);
+		free(pos);
+		return -ENOMEM;
+	}
+	/* DPDK keeps the order: a walk along both lists, the hidden ones put back as 0 on the
+	 * way. A name out of that order (a different application behind the socket) is searched
+	 * for, so that no name ends up twice. */
+	for (size_t i = 0; i < x->n; i++) {
+		long k = known_index(known, next, x->v[i].name);
+
+		if (k >= 0 && (size_t)k < next) {
+			out[pos[k]].value = x->v[i].value;
+			continue;
+		}
+		for (; k >= 0 && next <= (size_t)k; next++) {
+			out[n] = known->v[next];
+			out[n].value = 0;
+			pos[next] = n++;
+		}
+		if (k >= 0)
+			out[pos[k]].value = x->v[i].value;
+		else
+			out[n++] = x->v[i];
+	}
+	for (; next < known->n; next++) {
+		out[n] = known->v[next];
+		out[n].value = 0;
+		n++;
+	}
+	free(pos);
+	free(x->v);
+	x->v = out;
+	x->n = n;
+	return (int)n;
+}
+
 /* /ethdev/link_status ---------------------------------------------------------------- */
 
 const char *

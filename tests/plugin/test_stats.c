@@ -37,7 +37,47 @@ struct app {
 	bool oversized_list; /* /ethdev/list larger than max_output_len */
 	bool hang_at_stats; /* from the first /ethdev/stats on, nothing answers (a stopped app) */
 	bool oversized_xstats; /* /ethdev/xstats larger than max_output_len */
+	/* The release in the greeting (NULL: 22.11). From "DPDK 23" on, hide_zero=true is
+	 * understood; from "DPDK 25.11" /ethdev/stats has no q_* arrays. */
+	const char *version;
+	bool stats_4q; /* the recorded 4-queue port of the release: 24.11's or 25.11's */
+	bool long_xstats; /* /ethdev/xstats of fewer than 256 entries, within 512 B of 16 KiB */
 };
+
+/*
+ * Fewer than 256 counters with long names whose reply ends within DTEL_CUT_MARGIN of the
+ * 16384 bytes of max_output_len: DPDK appends an entry only while it fits
+ * (lib/telemetry/telemetry.c container_to_json / output_json), so more may have been cut.
+ * Every other counter is 0 and left out with hide_zero.
+ */
+static char *
+xstats_long(bool hide_zero)
+{
+	size_t cap = 16384, n;
+	char *s = malloc(cap);
+	int added = 0;
+
+	n = (size_t)snprintf(s, cap, "{\"/ethdev/xstats\":{");
+	for (int i = 0; n < 16384 - 300; i++) {
+		int v = i % 2 ? i : 0;
+
+		if (hide_zero && v == 0)
+			continue;
+		n += (size_t)snprintf(s + n, cap - n, "%s\"%0100d\":%d", added ? "," : "", i, v);
+		added++;
+	}
+	snprintf(s + n, cap - n, "}}");
+	return s;
+}
+
+/* Requests with ",hide_zero=true" the fake received (atomic: one thread per connection). */
+static unsigned int hide_zero_requests;
+
+static bool
+app_newer(const struct app *a, const char *than)
+{
+	return a->version != NULL && strcmp(a->version, than) >= 0;
+}
 
 /* A stopped application: set by the first /ethdev/stats of an app with hang_at_stats. */
 static int app_hung;
@@ -56,15 +96,28 @@ info_reply(unsigned int port)
 	return out;
 }
 
+/*
+ * 300 counters x<i> = i, every third one 0 (x0, x3, ...), as DPDK sends them: cut at 256
+ * (lib/telemetry/telemetry_data.c rte_tel_data_add_dict_uint refuses the 257th), and with
+ * hide_zero (DPDK >= 23.03: lib/ethdev/rte_ethdev_telemetry.c eth_dev_handle_port_xstats
+ * skips each counter whose value is 0 and keeps the order of the others).
+ */
 static char *
-xstats_full(void)
+xstats_full(bool hide_zero)
 {
 	size_t cap = 16384, n;
 	char *s = malloc(cap);
+	int added = 0;
 
 	n = (size_t)snprintf(s, cap, "{\"/ethdev/xstats\":{");
-	for (int i = 0; i < 256; i++)
-		n += (size_t)snprintf(s + n, cap - n, "%s\"x%d\":%d", i ? "," : "", i, i);
+	for (int i = 0; i < 300 && added < 256; i++) {
+		int v = i % 3 ? i : 0;
+
+		if (hide_zero && v == 0)
+			continue;
+		n += (size_t)snprintf(s + n, cap - n, "%s\"x%d\":%d", added ? "," : "", i, v);
+		added++;
+	}
 	snprintf(s + n, cap - n, "}}");
 	return s;
 }
@@ -108,7 +161,14 @@ app_handler(
 	size_t n = comma ? (size_t)(comma - req) : strlen(req);
 	size_t seen = fc_nvalues(), most = __atomic_load_n(&values_at_requests, __ATOMIC_RELAXED);
 
+	/* 22.11 ignores parameters after the port (with a NOTICE); 23.03 and later parse
+	 * hide_zero (lib/ethdev/rte_ethdev_telemetry.c, eth_dev_handle_port_xstats). */
+	bool hide_zero = comma != NULL && strstr(comma, ",hide_zero=true") != NULL;
+
 	(void)fs, (void)conn;
+	if (hide_zero)
+		__atomic_add_fetch(&hide_zero_requests, 1, __ATOMIC_RELAXED);
+	hide_zero = hide_zero && app_newer(a, "DPDK 23.03");
 
 	while (seen > most &&
 		!__atomic_compare_exchange_n(&values_at_requests, &most, seen, false,
@@ -141,6 +201,11 @@ app_handler(
 				    "\"ierrors\":5,\"oerrors\":6,\"rx_nombuf\":7}}");
 	else if (IS("/ethdev/stats") && (int)id == a->silent_stats_port)
 		o->action = FAKE_SILENT;
+	else if (IS("/ethdev/stats") && a->stats_4q)
+		o->data = fs_golden(app_newer(a, "DPDK 25.11")
+				? "dpdk-newer/ethdev_stats-4q-25.11.json"
+				: "dpdk-newer/ethdev_stats-4q-24.11.json",
+			&o->len);
 	else if (IS("/ethdev/stats"))
 		o->data = fs_golden("dpdk-22.11/null_stats-4q.json", &o->len);
 	else if (IS("/ethdev/xstats") && a->null_xstats)
@@ -148,7 +213,16 @@ app_handler(
 	else if (IS("/ethdev/xstats") && a->oversized_xstats)
 		o->data = fs_printf("{\"/ethdev/xstats\":{\"x\":0%*s}}", 17000, "");
 	else if (IS("/ethdev/xstats") && a->full_xstats)
-		o->data = xstats_full();
+		o->data = xstats_full(hide_zero);
+	else if (IS("/ethdev/xstats") && a->long_xstats)
+		o->data = xstats_long(hide_zero);
+	else if (IS("/ethdev/xstats") && a->stats_4q)
+		o->data = fs_golden(app_newer(a, "DPDK 25.11")
+				? (hide_zero ? "dpdk-newer/ethdev_xstats_hide_zero-4q-25.11.json"
+					     : "dpdk-newer/ethdev_xstats-4q-25.11.json")
+				: (hide_zero ? "dpdk-newer/ethdev_xstats_hide_zero-4q-24.11.json"
+					     : "dpdk-newer/ethdev_xstats-4q-24.11.json"),
+			&o->len);
 	else if (IS("/ethdev/xstats"))
 		o->data = fs_golden("dpdk-22.11/ethdev_xstats-0.json", &o->len);
 	else if (IS("/ethdev/link_status"))
@@ -191,7 +265,14 @@ start_app(const struct app *a, long pid)
 {
 	struct fake_config cfg = {
 		.handler = app_handler, .arg = &fx.app, .pid = pid, .path = fx.path};
+	static char greeting[128]; /* the server reads it at each accept */
 
+	if (a->version != NULL) {
+		snprintf(greeting, sizeof(greeting),
+			"{\"version\":\"%s\",\"pid\":%ld,\"max_output_len\":16384}", a->version,
+			pid);
+		cfg.greeting = greeting;
+	}
 	fx.app = *a;
 	fx.fs = fs_start_path(&cfg);
 	assert_non_null(fx.fs);
@@ -211,6 +292,7 @@ setup(void **state)
 	fc_load(module_register);
 	__atomic_store_n(&values_at_requests, 0, __ATOMIC_RELAXED);
 	app_hung = 0;
+	__atomic_store_n(&hide_zero_requests, 0, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -388,6 +470,203 @@ per_queue_only_queues_that_moved(void **state)
 	assert_null(fc_find(PI ".port0", "queue_packets", "q4"));
 }
 
+/* The queue values of a port, in dispatch order, as "type-ti=v0,v1;" */
+static void
+queue_values(const char *pi, char *out, size_t cap)
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < fc_nvalues(); i++) {
+		const struct fc_value *v = fc_value_at(i);
+
+		if (strcmp(v->plugin_instance, pi) != 0 || strncmp(v->type, "queue_", 6) != 0)
+			continue;
+		len += (size_t)snprintf(out + len, cap - len, "%s-%s=%" PRId64, v->type,
+			v->type_instance, (int64_t)v->v[0].derive);
+		if (v->n > 1)
+			len += (size_t)snprintf(
+				out + len, cap - len, ",%" PRId64, (int64_t)v->v[1].derive);
+		len += (size_t)snprintf(out + len, cap - len, ";");
+	}
+}
+
+/* From 25.11 the q_* arrays are gone: the same identifiers and values come from the xstats.
+ * 24.11 sends both (recorded from the same stopped port): each source gives the same. */
+static void
+per_queue_same_identifiers_from_xstats(void **state)
+{
+	char from_stats[4096], from_xstats[4096];
+
+	(void)state;
+	start_app(&(struct app){.nports = 1,
+			  .silent_stats_port = -1,
+			  .version = "DPDK 24.11.6",
+			  .stats_4q = true},
+		1);
+	assert_int_equal(configure("PerQueue true", NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	queue_values(PI ".port0", from_stats, sizeof(from_stats));
+	fc_shutdown();
+	fs_stop(fx.fs);
+	fc_reset();
+	fc_load(module_register);
+	/* The same counters without the q_* arrays, as 25.11 sends them. */
+	start_app(&(struct app){.nports = 1,
+			  .silent_stats_port = -1,
+			  .version = "DPDK 25.11.2",
+			  .stats_4q = true},
+		1);
+	assert_int_equal(configure("PerQueue true", NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	queue_values(PI ".port0", from_xstats, sizeof(from_xstats));
+	assert_non_null(strstr(from_xstats, "queue_packets-q3=622880,367904;"));
+	assert_non_null(strstr(from_xstats, "queue_octets-q0=40650752,23545856;"));
+	assert_non_null(strstr(from_xstats, "queue_errors-q3=0;"));
+	assert_null(strstr(from_xstats, "-q4="));
+	/* 24.11's recording: the same queues, names and order (its net_null counts no bytes). */
+	assert_non_null(strstr(from_stats, "queue_packets-q3=364256,158432;"));
+	for (const char *p = from_stats, *q = from_xstats; *p;
+		p = strchr(p, ';') + 1, q = strchr(q, ';') + 1)
+		assert_int_equal(strcspn(p, "="), strcspn(q, "="));
+	assert_int_equal(fc_count(PI ".port0", "queue_packets", NULL), 4);
+	assert_int_equal(fc_logs_matching("PerQueue reads them from /ethdev/xstats,0"), 1);
+}
+
+/* XStats false does not turn per-queue values off on 25.11: the xstats are read for them. */
+static void
+per_queue_without_xstats_option(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1,
+			  .silent_stats_port = -1,
+			  .version = "DPDK 25.11.2",
+			  .stats_4q = true},
+		1);
+	assert_int_equal(configure("PerQueue true\nXStats false", NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(must_find(PI ".port0", "queue_packets", "q1")->v[0].derive, 669984);
+	assert_null(fc_find(PI ".port0", "xstat", NULL));
+	assert_int_equal(fc_logs_matching("(XStats false: only those)"), 1);
+	/* 22.11 and 24.11 have the q_* arrays: no xstats request there with XStats false. */
+}
+
+/* A 256-entry xstats reply on DPDK >= 23.03: from the next read on, hide_zero=true, and the
+ * counters it leaves out are dispatched as 0, so the same 256 series go on. */
+static void
+cut_xstats_switch_to_hide_zero(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1,
+			  .full_xstats = true,
+			  .silent_stats_port = -1,
+			  .version = "DPDK 23.11.7"},
+		1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_count(PI ".port0", "xstat", NULL), 256);
+	assert_int_equal(__atomic_load_n(&hide_zero_requests, __ATOMIC_RELAXED), 0);
+	assert_int_equal(fc_logs_matching("asking /ethdev/xstats,0,hide_zero=true from now on"), 1);
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(__atomic_load_n(&hide_zero_requests, __ATOMIC_RELAXED), 1);
+	/* x0..x255 as before, the zeros among them included; then the counters past the old
+	 * cut that hide_zero made room for (x256.., non-zero ones only: a zero one never seen
+	 * is not known). */
+	for (int i = 0; i < 300; i++) {
+		char ti[16];
+		const struct fc_value *v;
+
+		snprintf(ti, sizeof(ti), "x%d", i);
+		v = fc_find(PI ".port0", "xstat", ti);
+		if (i < 256 || i % 3) {
+			if (v == NULL)
+				fail_msg("no xstat-%s after the switch", ti);
+			assert_int_equal(v->v[0].derive, i % 3 ? i : 0);
+		} else {
+			assert_null(v);
+		}
+	}
+	assert_int_equal(fc_count(PI ".port0", "xstat", NULL), 256 + 30);
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_count(PI ".port0", "xstat", NULL), 256 + 30);
+	assert_int_equal(must_find(PI ".port0", "xstat", "x255")->v[0].derive, 0);
+	assert_int_equal(__atomic_load_n(&hide_zero_requests, __ATOMIC_RELAXED), 2);
+}
+
+/* A reply near the size limit may have been cut too (fewer than 256 entries): same switch. */
+static void
+near_limit_xstats_switch_to_hide_zero(void **state)
+{
+	size_t full;
+
+	(void)state;
+	start_app(&(struct app){.nports = 1,
+			  .long_xstats = true,
+			  .silent_stats_port = -1,
+			  .version = "DPDK 24.11.6"},
+		1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	full = fc_count(PI ".port0", "xstat", NULL);
+	assert_true(full > 100 && full < 256);
+	assert_int_equal(must_find(PI, "telemetry_requests", "truncated")->v[0].derive, 1);
+	assert_int_equal(fc_logs_matching("and the reply may have been cut: asking"), 1);
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(__atomic_load_n(&hide_zero_requests, __ATOMIC_RELAXED), 1);
+	/* the same names (the zeros as 0), and now room for those past the old cut */
+	assert_true(fc_count(PI ".port0", "xstat", NULL) > full);
+	assert_int_equal(
+		must_find(PI ".port0", "xstat",
+			"0000000000000000000000000000000000000000000000000000000000000000000000000"
+			"000000000000000000000000002")
+			->v[0]
+			.derive,
+		0);
+}
+
+/* XStatsHideZeroFrom: a smaller port switches too; the per-queue values from hidden
+ * counters stay (25.11: rx_q<N>_errors are all hidden there). */
+static void
+hide_zero_from_option_keeps_queue_series(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1,
+			  .silent_stats_port = -1,
+			  .version = "DPDK 25.11.2",
+			  .stats_4q = true},
+		1);
+	assert_int_equal(configure("PerQueue true\nXStatsHideZeroFrom 20", NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_count(PI ".port0", "xstat", NULL), 28);
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(__atomic_load_n(&hide_zero_requests, __ATOMIC_RELAXED), 1);
+	assert_int_equal(fc_count(PI ".port0", "xstat", NULL), 28);
+	assert_int_equal(must_find(PI ".port0", "xstat", "rx_missed_errors")->v[0].derive, 0);
+	assert_int_equal(must_find(PI ".port0", "queue_errors", "q2")->v[0].derive, 0);
+	assert_int_equal(must_find(PI ".port0", "queue_packets", "q2")->v[1].derive, 367904);
+	assert_int_equal(fc_count(PI ".port0", "queue_packets", NULL), 4);
+	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
+}
+
+/* 22.11 ignores hide_zero and logs a NOTICE per request: never sent there. */
+static void
+no_hide_zero_on_22_11(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .full_xstats = true, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure("XStatsHideZeroFrom 1", NULL), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(__atomic_load_n(&hide_zero_requests, __ATOMIC_RELAXED), 0);
+	assert_int_equal(fc_count(PI ".port0", "xstat", NULL), 3 * 256);
+	assert_int_equal(fc_logs_matching("hide_zero"), 0);
+}
+
 static void
 xstats_include_exclude(void **state)
 {
@@ -414,7 +693,7 @@ cut_reply_dispatched_and_counted(void **state)
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(fc_count(PI ".port0", "xstat", NULL), 256);
-	assert_int_equal(must_find(PI ".port0", "xstat", "x255")->v[0].derive, 255);
+	assert_int_equal(must_find(PI ".port0", "xstat", "x254")->v[0].derive, 254);
 	assert_int_equal(must_find(PI, "telemetry_requests", "truncated")->v[0].derive, 2);
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(must_find(PI, "telemetry_requests", "truncated")->v[0].derive, 4);
@@ -1180,6 +1459,12 @@ bad_configurations_refused(void **state)
 		{"Ports 3", NULL, "option 'Ports' has the invalid value 3"},
 		{"XStatsInclude 5", NULL, "option 'XStatsInclude' has the invalid value 5"},
 		{"XStatsExclude \"\"", NULL, "option 'XStatsExclude' has the invalid value \"\""},
+		{"XStatsHideZeroFrom 0", NULL,
+			"option 'XStatsHideZeroFrom' has the out-of-range value 0: expected a "
+			"number "
+			"of extended counters from 1 to 256"},
+		{"XStatsHideZeroFrom 257", NULL,
+			"option 'XStatsHideZeroFrom' has the out-of-range value 257"},
 		{"FilePrefix \"x\"", NULL,
 			"option 'FilePrefix' belongs in an <Instance \"name\"> block; did you "
 			"forget "
@@ -1281,6 +1566,15 @@ main(void)
 		cmocka_unit_test_setup_teardown(ports_option_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(instance_overrides_global, setup, teardown),
 		cmocka_unit_test_setup_teardown(per_queue_only_queues_that_moved, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			per_queue_same_identifiers_from_xstats, setup, teardown),
+		cmocka_unit_test_setup_teardown(per_queue_without_xstats_option, setup, teardown),
+		cmocka_unit_test_setup_teardown(cut_xstats_switch_to_hide_zero, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			near_limit_xstats_switch_to_hide_zero, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			hide_zero_from_option_keeps_queue_series, setup, teardown),
+		cmocka_unit_test_setup_teardown(no_hide_zero_on_22_11, setup, teardown),
 		cmocka_unit_test_setup_teardown(xstats_include_exclude, setup, teardown),
 		cmocka_unit_test_setup_teardown(cut_reply_dispatched_and_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(

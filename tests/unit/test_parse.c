@@ -282,6 +282,157 @@ xstats_golden(void **state)
 	free(golden_);
 }
 
+/* From 25.11 the per-queue counters are xstats only: they must give what the q_* arrays of
+ * /ethdev/stats gave (24.11 has both, recorded from the same stopped port). */
+static void
+xstats_queue_stats_equal_q_arrays(void **state)
+{
+	struct dtel_port_stats want, got = {.ipackets = 7};
+	struct dtel_xstats x;
+	size_t len;
+	char *s;
+
+	(void)state;
+	s = fs_golden("dpdk-newer/ethdev_stats-4q-24.11.json", &len);
+	assert_int_equal(
+		dtel_parse_port_stats(&(struct dtel_reply){.json = s, .len = len}, &want), 0);
+	free(s);
+	assert_int_equal(want.nb_queues, 16);
+	s = fs_golden("dpdk-newer/ethdev_xstats-4q-24.11.json", &len);
+	assert_int_equal(dtel_parse_xstats(&(struct dtel_reply){.json = s, .len = len}, &x), 0);
+	free(s);
+	assert_int_equal(dtel_xstats_queue_stats(&x, &got), 4);
+	assert_int_equal(got.nb_queues, 4);
+	assert_int_equal(got.ipackets, 7); /* the other fields are left alone */
+	assert_memory_equal(got.q_ipackets, want.q_ipackets, sizeof(got.q_ipackets));
+	assert_memory_equal(got.q_opackets, want.q_opackets, sizeof(got.q_opackets));
+	assert_memory_equal(got.q_ibytes, want.q_ibytes, sizeof(got.q_ibytes));
+	assert_memory_equal(got.q_obytes, want.q_obytes, sizeof(got.q_obytes));
+	assert_memory_equal(got.q_errors, want.q_errors, sizeof(got.q_errors));
+	assert_true(want.q_ipackets[0] > 0);
+	dtel_xstats_clear(&x);
+}
+
+/* 25.11 and 26.07: no q_* in /ethdev/stats; the queues from xstats add up to its totals. */
+static void
+xstats_queue_stats_newer_add_up(void **state)
+{
+	static const char *const rel[] = {"25.11", "26.07"};
+	char name[96];
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct dtel_port_stats st, q;
+		struct dtel_xstats x;
+		uint64_t ip = 0, op = 0, ib = 0, ob = 0;
+		size_t len;
+		char *s;
+
+		snprintf(name, sizeof(name), "dpdk-newer/ethdev_stats-4q-%s.json", rel[i]);
+		s = fs_golden(name, &len);
+		assert_int_equal(
+			dtel_parse_port_stats(&(struct dtel_reply){.json = s, .len = len}, &st), 0);
+		free(s);
+		assert_int_equal(st.nb_queues, 0);
+		snprintf(name, sizeof(name), "dpdk-newer/ethdev_xstats-4q-%s.json", rel[i]);
+		s = fs_golden(name, &len);
+		assert_int_equal(
+			dtel_parse_xstats(&(struct dtel_reply){.json = s, .len = len}, &x), 0);
+		free(s);
+		assert_int_equal(dtel_xstats_queue_stats(&x, &q), 4);
+		for (unsigned int k = 0; k < q.nb_queues; k++) {
+			ip += q.q_ipackets[k], op += q.q_opackets[k];
+			ib += q.q_ibytes[k], ob += q.q_obytes[k];
+		}
+		assert_true(ip == st.ipackets && op == st.opackets);
+		assert_true(ib == st.ibytes && ob == st.obytes);
+		assert_true(ip > 0 && ib > 0);
+		dtel_xstats_clear(&x);
+	}
+}
+
+static void
+xstats_queue_stats_strict_names(void **state)
+{
+	struct dtel_reply r = reply_of(
+		"{\"/ethdev/xstats\":{\"rx_q2_packets\":5,\"rx_qx_packets\":1,\"rx_q_packets\":1,"
+		"\"rx_q-1_packets\":1,\"tx_q1_errors\":9,\"rx_q1_packetsx\":1,\"rx_q64_packets\":1,"
+		"\"rx_q1packets\":1,\"xrx_q1_packets\":1,\"tx_q0_bytes\":8,\"rx_q1_errors\":3}}");
+	struct dtel_port_stats st;
+	struct dtel_xstats x;
+
+	(void)state;
+	assert_int_equal(dtel_parse_xstats(&r, &x), 0);
+	assert_int_equal(dtel_xstats_queue_stats(&x, &st), 3);
+	assert_int_equal(st.q_ipackets[2], 5);
+	assert_int_equal(st.q_ipackets[1], 0);
+	assert_int_equal(st.q_obytes[0], 8);
+	assert_int_equal(st.q_errors[1], 3);
+	assert_int_equal(st.q_opackets[1], 0); /* there is no tx_q<N>_errors in ethdev */
+	assert_int_equal(dtel_xstats_queue_stats(NULL, &st), -EINVAL);
+	dtel_xstats_clear(&x);
+}
+
+/* A hide_zero=true reply completed with the names of the full one equals the full one
+ * (recorded from the same stopped port). */
+static void
+xstats_fill_hidden_golden(void **state)
+{
+	static const char *const rel[] = {"24.11", "25.11", "26.07"};
+	char name[96];
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		struct dtel_xstats full, hz;
+		size_t len;
+		char *s;
+
+		snprintf(name, sizeof(name), "dpdk-newer/ethdev_xstats-4q-%s.json", rel[i]);
+		s = fs_golden(name, &len);
+		assert_int_equal(
+			dtel_parse_xstats(&(struct dtel_reply){.json = s, .len = len}, &full), 0);
+		free(s);
+		snprintf(name, sizeof(name), "dpdk-newer/ethdev_xstats_hide_zero-4q-%s.json",
+			rel[i]);
+		s = fs_golden(name, &len);
+		assert_int_equal(
+			dtel_parse_xstats(&(struct dtel_reply){.json = s, .len = len}, &hz), 0);
+		free(s);
+		assert_true(hz.n < full.n);
+		assert_int_equal(dtel_xstats_fill_hidden(&hz, &full), (int)full.n);
+		assert_int_equal(hz.n, full.n);
+		for (size_t k = 0; k < full.n; k++) {
+			assert_string_equal(hz.v[k].name, full.v[k].name);
+			assert_true(hz.v[k].value == full.v[k].value);
+		}
+		dtel_xstats_clear(&full);
+		dtel_xstats_clear(&hz);
+	}
+}
+
+/* Names the earlier reply did not have keep their place; one out of order is not doubled. */
+static void
+xstats_fill_hidden_new_and_reordered(void **state)
+{
+	struct dtel_reply rk = reply_of("{\"/ethdev/xstats\":{\"a\":0,\"b\":1,\"c\":0,\"d\":2}}");
+	struct dtel_reply rx = reply_of("{\"/ethdev/xstats\":{\"new\":4,\"d\":5,\"b\":6}}");
+	static const char *const want_names[] = {"new", "a", "b", "c", "d"};
+	static const uint64_t want_values[] = {4, 0, 6, 0, 5};
+	struct dtel_xstats known, x;
+
+	(void)state;
+	assert_int_equal(dtel_parse_xstats(&rk, &known), 0);
+	assert_int_equal(dtel_parse_xstats(&rx, &x), 0);
+	assert_int_equal(dtel_xstats_fill_hidden(&x, &known), 5);
+	for (size_t k = 0; k < 5; k++) {
+		assert_string_equal(x.v[k].name, want_names[k]);
+		assert_int_equal(x.v[k].value, want_values[k]);
+	}
+	assert_int_equal(dtel_xstats_fill_hidden(NULL, &known), -EINVAL);
+	dtel_xstats_clear(&known);
+	dtel_xstats_clear(&x);
+}
+
 static void
 xstats_skips_invalid_entries(void **state)
 {
@@ -639,6 +790,11 @@ main(void)
 		cmocka_unit_test(null_and_wrong_command),
 		cmocka_unit_test(truncated_reply_is_refused),
 		cmocka_unit_test(xstats_golden),
+		cmocka_unit_test(xstats_queue_stats_equal_q_arrays),
+		cmocka_unit_test(xstats_queue_stats_newer_add_up),
+		cmocka_unit_test(xstats_queue_stats_strict_names),
+		cmocka_unit_test(xstats_fill_hidden_golden),
+		cmocka_unit_test(xstats_fill_hidden_new_and_reordered),
 		cmocka_unit_test(xstats_skips_invalid_entries),
 		cmocka_unit_test(xstats_256_entries_flagged),
 		cmocka_unit_test(reply_flag_carried_into_result),

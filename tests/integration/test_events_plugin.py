@@ -1,12 +1,16 @@
 """dpdktel_events in a real collectd against real DPDK applications on net_tap ports."""
 import os
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
 
+import pytest
 
-from helpers import dpdk
+from helpers import dpdk, threads
 from helpers.collectd import Collectd
+from helpers.notes import Notes
 from helpers.wait import wait_until
 
 
@@ -208,3 +212,78 @@ def test_forwarder_main_lcore_stall(build_dir, source_dir, fwd_bin):
         wait_note(cd, 'Link up on tap port 1: ')
         msgs = [m['message'] for m in notes(cd)]
         assert sum('main lcore' in m for m in msgs) == 2, msgs
+
+
+# Lcore stalls of a third-party application: testpmd >= 23.11 with --record-core-cycles ----
+
+STALL_S = 0.2
+POLL_S = 0.02
+
+
+def usage_testpmd(release):
+    """testpmd of `release` forwarding (io, started at once) on two net_null ports with two
+    forwarding lcores, recording their cycles (/eal/lcore/usage lists lcores 1 and 2).
+    Three lcores on a 2-CPU machine: --lcores maps both workers onto CPU 1 (-l 0,1,2 is
+    refused there); testpmd on null ports runs stable so."""
+    lcores = '0@0,1@1,2@1' if os.cpu_count() < 3 else '0-2'
+    prefix = dpdk.unique_prefix('u')
+    argv = (['stdbuf', '-oL', release.testpmd, f'--lcores={lcores}'] + dpdk.EAL_COMMON +
+            ['--vdev=net_null0', '--vdev=net_null1', f'--file-prefix={prefix}', '--',
+             '--forward-mode=io', '--auto-start', '--record-core-cycles', '--nb-cores=2'])
+    if release.prefix:
+        argv.append('--total-num-mbufs=155456')  # as dpdk.testpmd() does, for -m 1024
+    return dpdk.DpdkApp(argv, prefix, name='testpmd', env=release.env())
+
+
+@pytest.fixture(scope='module')
+def cycles_pmd(dpdk_release, build_dir, source_dir):
+    """One testpmd with cycles and one collectd watching it, per release >= 23.11 (its
+    notifications through exec, with their own times to the millisecond)."""
+    if dpdk_release.key < (23, 11):
+        pytest.skip(f'DPDK {dpdk_release.version} has no /eal/lcore/usage (from 23.03) and '
+                    'its testpmd names worker threads otherwise: lcore stalls of a '
+                    'third-party application need DPDK >= 23.11 here')
+    # exec runs the notification script as nobody: not under pytest's tmp dirs (mode 0700).
+    base = tempfile.mkdtemp(prefix='dtev-')
+    notes = Notes(base)
+    app = usage_testpmd(dpdk_release)
+    config = (notes.config() + 'LoadPlugin dpdktel_events\n<Plugin dpdktel_events>\n'
+              f'  PollInterval {POLL_S}\n  StallThreshold {STALL_S}\n'
+              f'  <Instance "pmd">\n    SocketPath "{app.socket}"\n  </Instance>\n'
+              '</Plugin>\n')
+    with app, Collectd(build_dir, source_dir, config, ours=('dpdktel_events',),
+                       system_plugins=('exec',)) as cd:
+        yield app, cd, notes
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def test_third_party_lcore_stall(cycles_pmd, build_dir, dpdk_release):
+    """ptrace stops forwarding lcore 1 of a running testpmd: dpdktel_events reports it
+    stalled within StallThreshold + 2 × PollInterval + 20 ms, and recovered once it runs
+    again; lcore 2 forwards on and gives no notification."""
+    app, cd, notes = cycles_pmd
+    for lc in (1, 2):
+        wait_until(lambda: cd.getval(f'dpdktel_events-pmd.lcore{lc}/lcore_state') ==
+                   {'value': 1.0}, 15, f'lcore {lc} RUNNING')
+    notes.drain()
+    tid = threads.lcore_tid(app.pid, 1)
+    with threads.ThreadStop(build_dir, tid):
+        stopped = time.time()  # "stopped TID" was read: the thread is stopped
+        n = notes.wait(r'^lcore 1 of pmd stalled: total_cycles did not advance for ', 5)
+        latency = n['time'] - stopped
+    bound = STALL_S + 2 * POLL_S + 0.020
+    print(f'DPDK {dpdk_release.version}: lcore stall reported {latency * 1000:.0f} ms after '
+          f'the thread stopped (bound {bound * 1000:.0f} ms)')
+    assert n['Severity'] == 'FAILURE' and n['PluginInstance'] == 'pmd.lcore1', n
+    assert latency <= bound, f'{latency * 1000:.0f} ms > {bound * 1000:.0f} ms'
+    r = notes.wait(r'^lcore 1 of pmd recovered after ', 5)
+    assert r['Severity'] == 'OKAY' and r['PluginInstance'] == 'pmd.lcore1', r
+    wait_until(lambda: cd.getval('dpdktel_events-pmd.lcore1/lcore_state') == {'value': 1.0},
+               5, 'lcore 1 RUNNING again')
+    others = [m for m in notes.all() if 'lcore 1 ' not in m['message']]
+    assert not others, others
+    assert 'only its links are watched' not in cd.log()
+    # Over windows of a second: lcore 2 forwards on null ports, busy nearly all the time.
+    busy = wait_until(lambda: cd.getval('dpdktel_events-pmd.lcore2/percent-busy'), 10,
+                      'busy percent of lcore 2')
+    assert 50 < busy['value'] <= 100, busy

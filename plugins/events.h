@@ -156,8 +156,8 @@ bool events_lcore_check(
  * StallThreshold); RUNNING when busy_cycles moved, else IDLE; STARTING while total_cycles is
  * still 0 (its loop never ran: testpmd before forwarding starts), which never ages. Also
  * updates l->busy_pct: 100 × Δbusy / Δtotal over each window of EVENTS_BUSY_WINDOW_MS or
- * more in which total_cycles moved; counters that went back (a restarted application) start
- * over.
+ * more (0 when total_cycles stood still all of it: a stalled lcore does no work); counters
+ * that went back (a restarted application) start over.
  */
 void events_lcore_cycles(struct events_lcore *l, uint64_t total, uint64_t busy, uint64_t t,
 	struct events_lcore_reading *ret_reading);

@@ -45,9 +45,12 @@ busy_window(struct events_lcore *l, uint64_t total, uint64_t busy, uint64_t t, b
 		l->have_busy_pct = false;
 		return;
 	}
-	if (t - l->win_ms < EVENTS_BUSY_WINDOW_MS || total == l->win_total)
+	if (t - l->win_ms < EVENTS_BUSY_WINDOW_MS)
 		return;
-	l->busy_pct = 100.0 * (double)(busy - l->win_busy) / (double)(total - l->win_total);
+	/* A window in which the lcore's loop did not run at all did no work. */
+	l->busy_pct = total == l->win_total
+		? 0
+		: 100.0 * (double)(busy - l->win_busy) / (double)(total - l->win_total);
 	if (l->busy_pct > 100)
 		l->busy_pct = 100;
 	l->have_busy_pct = true;

@@ -5,9 +5,10 @@
  *
  * Each instance has its own poll thread, so a hung application never slows another one.
  * Every PollInterval it reads link states (/fwd/ports where the application has it, else
- * /ethdev/link_status of each port) and lcore health (/fwd/lcores, or /eal/lcore/info on
- * DPDK >= 23.03), through libdpdktel's shared session for the socket. A change is reported
- * only when a second query agrees: DPDK 22.11 can hand a client another client's answer.
+ * /ethdev/link_status of each port) and lcore health (/fwd/lcores, or on DPDK >= 23.03 the
+ * cycles of every lcore in one /eal/lcore/usage), through libdpdktel's shared session for
+ * the socket. A change is reported only when a second query agrees: DPDK 22.11 to 25.11 can
+ * hand a client another client's parameters (26.07 cannot: no second query there).
  * Notifications go out the moment a change is confirmed; the collectd read callback
  * dispatches the latest state of everything at each interval, and discovers new sockets.
  */
@@ -112,6 +113,7 @@ struct ev_instance {
 	bool have_caps;
 	bool caps_again; /* the command list came from a starting application: read it again */
 	struct dtp_caps caps;
+	bool usage_lcores; /* /eal/lcore/usage listed lcores when probed: the lcore source */
 	bool has_link_check_age; /* /fwd/info reports link_check_age_ms */
 	bool said_links_only;
 	bool main_stalled; /* announced: the main lcore no longer checks the links */
@@ -198,6 +200,8 @@ dispatch_lcore_at(struct ev_instance *ei, const struct events_lcore *l, cdtime_t
 	gauge(&id, "lcore_state", l->state);
 	gauge(&id, "heartbeat_age", (double)l->age_us / 1e6);
 	derive(ei, &id, "stalls", NULL, l->stalls);
+	if (l->have_busy_pct)
+		dtp_gauge(&id, "percent", "busy", &l->busy_pct, 1);
 }
 
 static void
@@ -317,7 +321,11 @@ notify_lcore(struct ev_instance *ei, const struct events_lcore *l, const struct 
 		ei->t.discarded++;
 		return;
 	}
-	if (l->state == DTEL_LCORE_STALLED)
+	if (l->state == DTEL_LCORE_STALLED && l->have_cycles)
+		snprintf(msg, sizeof(msg),
+			"lcore %u of %s stalled: total_cycles did not advance for %" PRIu64 " ms",
+			l->id, ei->t.name, l->age_us / 1000);
+	else if (l->state == DTEL_LCORE_STALLED)
 		snprintf(msg, sizeof(msg),
 			"lcore %u of %s stalled: no heartbeat for %" PRIu64 " ms", l->id,
 			ei->t.name, l->age_us / 1000);
@@ -460,13 +468,6 @@ query_fn(void *ctx, const char *cmd, struct dtel_reply *r)
 	return query(ctx, cmd, r);
 }
 
-/* For those readers: has a connection error ended this poll? */
-static int
-poll_ended(void *ctx)
-{
-	return ((const struct ev_instance *)ctx)->poll_err;
-}
-
 /* A reply that arrived but did not parse: counted and logged once (see dtp_bad_reply). */
 static int
 parsed(struct ev_instance *ei, const char *what, int ret)
@@ -529,18 +530,19 @@ read_fwd_info(struct ev_instance *ei, struct fwd_info *out)
 	return 0;
 }
 
+/* Once per instance (again only when that changes, e.g. a restart with other options). */
 static void
 say_lcore_source(struct ev_instance *ei)
 {
-	bool have = ei->caps.fwd_lcores || ei->caps.eal_lcore;
+	bool have = ei->caps.fwd_lcores || ei->usage_lcores;
 
 	if (!ei->o->lcores || have != ei->said_links_only)
 		return;
 	ei->said_links_only = !have;
 	if (!have)
 		LOG(LOG_INFO,
-			"DPDK application '%s' reports no lcore data (no /fwd/lcores, no "
-			"/eal/lcore/info): only its links are watched",
+			"DPDK application '%s' reports no lcore data (no /fwd/lcores, no lcore in "
+			"/eal/lcore/usage): only its links are watched",
 			ei->t.name);
 	else
 		LOG(LOG_INFO,
@@ -573,12 +575,24 @@ probe_caps(struct ev_instance *ei, uint64_t t)
 			ei->main_lcore = fi.main_lcore;
 		}
 	}
+	/* Which lcores report cycles is known only from the usage reply itself: an application
+	 * without a usage callback (testpmd without --record-core-cycles) lists none, and is
+	 * then watched for its links alone, without an lcore request per poll. */
+	ei->usage_lcores = false;
+	if (ei->o->lcores && !ei->caps.fwd_lcores && ei->caps.eal_usage) {
+		struct dtel_eal_lcore_usage u;
+
+		if (dtp_eal_usage(query_fn, ei, &ei->t, &u) == 0) {
+			ei->usage_lcores = u.n > 0;
+			dtel_eal_lcore_usage_clear(&u);
+		}
+	}
 	if (ei->poll_err != 0)
 		return ei->poll_err;
 	if (ei->stall_us == 0)
 		ei->stall_us = 100000;
 	ei->have_caps = true;
-	ei->caps_again = !ei->caps.fwd_ports && !ei->caps.fwd_lcores && !ei->caps.eal_lcore &&
+	ei->caps_again = !ei->caps.fwd_ports && !ei->caps.fwd_lcores && !ei->usage_lcores &&
 		dtp_target_young(&ei->t);
 	ei->caps_again_ms = t + CAPS_AGAIN_MS;
 	say_lcore_source(ei);
@@ -598,9 +612,9 @@ struct reading {
 	bool *link_passed;
 	size_t nlinks, caplinks;
 	bool have_lcores;
-	bool lcores_from_fwd; /* /fwd/lcores, else cycles of /eal/lcore/info */
+	bool lcores_from_fwd; /* /fwd/lcores, else the cycles of /eal/lcore/usage */
 	struct events_lcore_reading *lcores;
-	uint64_t *total, *busy; /* /eal/lcore/info cycles of each lcore */
+	uint64_t *total, *busy; /* /eal/lcore/usage cycles of each lcore */
 	bool *lcore_passed;
 	size_t nlcores;
 };
@@ -770,48 +784,23 @@ read_fwd_lcore_set(struct ev_instance *ei, struct reading *rd)
 	return ret;
 }
 
-/* Grow the lcore readings by one; false without memory. */
-static bool
-lcore_add(struct reading *rd)
-{
-	size_t n = rd->nlcores + 1;
-	struct events_lcore_reading *l = realloc(rd->lcores, n * sizeof(*l));
-	uint64_t *total = l ? realloc(rd->total, n * sizeof(*total)) : NULL;
-	uint64_t *busy = total ? realloc(rd->busy, n * sizeof(*busy)) : NULL;
-	bool *passed = busy ? realloc(rd->lcore_passed, n * sizeof(*passed)) : NULL;
-
-	if (l != NULL)
-		rd->lcores = l;
-	if (total != NULL)
-		rd->total = total;
-	if (busy != NULL)
-		rd->busy = busy;
-	if (passed != NULL)
-		rd->lcore_passed = passed;
-	return passed != NULL;
-}
-
-/* One lcore of /eal/lcore: forwarding (RTE) lcores only, for their cycles. */
-static void
-add_eal_lcore(void *arg, const struct dtel_eal_lcore_info *li)
-{
-	struct reading *rd = arg;
-
-	if (strcmp(li->role, "RTE") != 0 || !lcore_add(rd))
-		return;
-	rd->lcores[rd->nlcores] = (struct events_lcore_reading){.id = li->lcore_id};
-	rd->total[rd->nlcores] = li->total_cycles;
-	rd->busy[rd->nlcores] = li->busy_cycles;
-	rd->lcore_passed[rd->nlcores++] = false;
-}
-
-/* DPDK >= 23.03 without the forwarder: the cycle counters of each lcore that reports them. */
+/* DPDK >= 23.03 without the forwarder: the cycles of every lcore, in one request. */
 static int
-read_eal_lcore_set(struct ev_instance *ei, struct reading *rd)
+read_usage_lcore_set(struct ev_instance *ei, struct reading *rd)
 {
-	int ret = dtp_eal_lcores(query_fn, ei, &ei->t, poll_ended, add_eal_lcore, rd);
+	struct dtel_eal_lcore_usage u;
+	int ret = dtp_eal_usage(query_fn, ei, &ei->t, &u);
 
-	return ret < 0 ? ret : ei->poll_err;
+	if (ret < 0)
+		return ret;
+	ret = lcores_alloc(rd, u.n);
+	for (size_t i = 0; ret == 0 && i < u.n; i++) {
+		rd->lcores[rd->nlcores] = (struct events_lcore_reading){.id = u.v[i].lcore_id};
+		rd->total[rd->nlcores] = u.v[i].total_cycles;
+		rd->busy[rd->nlcores++] = u.v[i].busy_cycles;
+	}
+	dtel_eal_lcore_usage_clear(&u);
+	return ret;
 }
 
 /* Read every source; the first connection error ends the poll (ei->poll_err). */
@@ -827,10 +816,10 @@ read_sources(struct ev_instance *ei, uint64_t t, struct reading *rd)
 		rd->link_passed = calloc(rd->nlinks + 1, sizeof(*rd->link_passed));
 		rd->have_links &= rd->link_passed != NULL;
 	}
-	if (ei->o->lcores && (ei->caps.fwd_lcores || ei->caps.eal_lcore)) {
+	if (ei->o->lcores && (ei->caps.fwd_lcores || ei->usage_lcores)) {
 		rd->lcores_from_fwd = ei->caps.fwd_lcores;
 		rd->have_lcores = (ei->caps.fwd_lcores ? read_fwd_lcore_set(ei, rd)
-						       : read_eal_lcore_set(ei, rd)) == 0;
+						       : read_usage_lcore_set(ei, rd)) == 0;
 	}
 }
 
@@ -907,15 +896,18 @@ link_again(struct ev_instance *ei, const struct reading *rd, const struct events
 static void
 confirm_links(struct ev_instance *ei, struct reading *rd)
 {
+	bool confirm = dtp_needs_confirm(&ei->t);
+
 	for (size_t i = 0; i < rd->nlinks && ei->poll_err == 0; i++) {
 		const struct events_link_reading *r = &rd->links[i];
 		struct events_port *p = port_slot(ei, r->port);
 
 		if (p == NULL)
 			continue;
-		switch (events_link_check(p, r, ei->o->link_confirm)) {
+		switch (events_link_check(p, r, ei->o->link_confirm && confirm)) {
 		case EVENTS_CHECK_FIRST_DOWN:
-			rd->link_passed[i] = learn_info(ei, p) && link_again(ei, rd, r);
+			rd->link_passed[i] =
+				learn_info(ei, p) && (!confirm || link_again(ei, rd, r));
 			break;
 		case EVENTS_CHECK_AGAIN:
 			rd->link_passed[i] = link_again(ei, rd, r);
@@ -951,24 +943,42 @@ fwd_lcore_again(struct ev_instance *ei, unsigned int id, enum dtel_lcore_state w
 }
 
 /*
- * /eal/lcore/info again: stalled when its cycles still have not moved since the reading,
- * recovered when they moved on from where they stood still.
+ * /eal/lcore/usage again, once for every lcore that needs it: stalled when its cycles still
+ * have not moved since the reading, recovered when they moved on from where they stood still.
  */
-static bool
-eal_lcore_again(struct ev_instance *ei, const struct events_lcore *l, enum dtel_lcore_state want)
+static void
+usage_again(struct ev_instance *ei, struct reading *rd, const bool *check)
 {
-	struct dtel_eal_lcore_info li;
+	struct dtel_eal_lcore_usage u;
 
-	if (dtp_eal_lcore(query_fn, ei, &ei->t, l->id, &li) < 0)
-		return false;
-	return want == DTEL_LCORE_STALLED ? li.total_cycles == l->total
-					  : li.total_cycles != l->prev_total;
+	if (dtp_eal_usage(query_fn, ei, &ei->t, &u) < 0)
+		return; /* the checks stay failed */
+	for (size_t i = 0; i < rd->nlcores; i++) {
+		const struct events_lcore *l = check[i] ? lcore_slot(ei, rd->lcores[i].id) : NULL;
+		enum dtel_lcore_state want;
+
+		if (l == NULL)
+			continue;
+		want = events_lcore_effective(&rd->lcores[i], ei->stall_us);
+		for (size_t k = 0; k < u.n; k++)
+			if (u.v[k].lcore_id == l->id)
+				rd->lcore_passed[i] = want == DTEL_LCORE_STALLED
+					? u.v[k].total_cycles == l->total
+					: u.v[k].total_cycles != l->prev_total;
+	}
+	dtel_eal_lcore_usage_clear(&u);
 }
 
-/* A transition into or out of a bad state is confirmed by a second query to its source. */
+/*
+ * A transition into or out of a bad state is confirmed by a second query to its source
+ * (one for all lcores of /eal/lcore/usage), where the release needs it.
+ */
 static void
 confirm_lcores(struct ev_instance *ei, struct reading *rd, uint64_t t)
 {
+	bool confirm = dtp_needs_confirm(&ei->t), *check = calloc(rd->nlcores + 1, sizeof(*check));
+	bool any = false;
+
 	for (size_t i = 0; i < rd->nlcores && ei->poll_err == 0; i++) {
 		struct events_lcore_reading *r = &rd->lcores[i];
 		struct events_lcore *l = lcore_slot(ei, r->id);
@@ -978,12 +988,20 @@ confirm_lcores(struct ev_instance *ei, struct reading *rd, uint64_t t)
 		if (!rd->lcores_from_fwd)
 			events_lcore_cycles(l, rd->total[i], rd->busy[i], t, r);
 		rd->lcore_passed[i] = true;
-		if (!events_lcore_check(l, r, ei->stall_us))
+		if (!confirm || !events_lcore_check(l, r, ei->stall_us))
 			continue;
-		rd->lcore_passed[i] = rd->lcores_from_fwd
-			? fwd_lcore_again(ei, r->id, events_lcore_effective(r, ei->stall_us))
-			: eal_lcore_again(ei, l, events_lcore_effective(r, ei->stall_us));
+		if (rd->lcores_from_fwd) {
+			rd->lcore_passed[i] =
+				fwd_lcore_again(ei, r->id, events_lcore_effective(r, ei->stall_us));
+			continue;
+		}
+		rd->lcore_passed[i] = false;
+		if (check != NULL)
+			check[i] = any = true;
 	}
+	if (any && ei->poll_err == 0)
+		usage_again(ei, rd, check);
+	free(check);
 }
 
 /* The main lcore's stall, or its end, confirmed by a second /fwd/info. */
@@ -997,7 +1015,7 @@ confirm_main(struct ev_instance *ei, struct reading *rd)
 		return;
 	stale = events_main_stale(rd->main.link_check_age_ms, rd->main.link_poll_ms, ei->stall_us);
 	rd->main_passed = true;
-	if (stale == ei->main_stalled || !ei->o->link_confirm)
+	if (stale == ei->main_stalled || !ei->o->link_confirm || !dtp_needs_confirm(&ei->t))
 		return;
 	rd->main_passed = read_fwd_info(ei, &again) == 0 && again.has_age &&
 		events_main_stale(again.link_check_age_ms, again.link_poll_ms, ei->stall_us) ==
@@ -1136,7 +1154,7 @@ forget_state(struct ev_instance *ei)
 	ei->nports = 0;
 	ei->nlcores = 0;
 	ei->have_caps = false;
-	ei->said_links_only = false;
+	ei->usage_lcores = false;
 	ei->main_stalled = false;
 }
 
@@ -1457,7 +1475,7 @@ events_config(oconfig_item_t *ci)
 }
 
 static const char *const types[] = {"link_status", "link_speed", "link_changes", "link_flapping",
-	"lcore_state", "heartbeat_age", "stalls", "up", "not_responding", "restarts",
+	"lcore_state", "heartbeat_age", "stalls", "percent", "up", "not_responding", "restarts",
 	"telemetry_requests"};
 
 /* PollInterval must leave room for a request that times out. */

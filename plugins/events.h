@@ -129,10 +129,17 @@ struct events_lcore {
 	uint64_t since_ms;
 	uint64_t age_us;
 	uint64_t stalls;
-	/* From /eal/lcore cycles: the last reading's and the one before, when they last moved. */
+	/* From /eal/lcore/usage cycles: the last reading's and the one before, when they last
+	 * moved; busy percent over the last window of EVENTS_BUSY_WINDOW_MS or more. */
 	bool have_cycles;
 	uint64_t total, prev_total, busy, advanced_ms;
+	uint64_t win_total, win_busy, win_ms;
+	bool have_busy_pct;
+	double busy_pct;
 };
+
+/** The busy percent of an lcore is taken over windows of at least this long. */
+#define EVENTS_BUSY_WINDOW_MS 1000
 
 /** The state we report: EXITED as the application says, STALLED by our own threshold. */
 enum dtel_lcore_state events_lcore_effective(
@@ -144,8 +151,13 @@ bool events_lcore_check(
 	const struct events_lcore *l, const struct events_lcore_reading *r, uint64_t stall_us);
 
 /**
- * From the cycle counters of /eal/lcore (DPDK >= 23.03): an lcore whose total_cycles did not
- * move is as old as the last time they did; RUNNING when busy_cycles moved, else IDLE.
+ * From the cycle counters of /eal/lcore/usage (DPDK >= 23.03) read at @t: an lcore whose
+ * total_cycles did not move is as old as the last time they did (STALLED once that is
+ * StallThreshold); RUNNING when busy_cycles moved, else IDLE; STARTING while total_cycles is
+ * still 0 (its loop never ran: testpmd before forwarding starts), which never ages. Also
+ * updates l->busy_pct: 100 × Δbusy / Δtotal over each window of EVENTS_BUSY_WINDOW_MS or
+ * more (0 when total_cycles stood still all of it: a stalled lcore does no work); counters
+ * that went back (a restarted application) start over.
  */
 void events_lcore_cycles(struct events_lcore *l, uint64_t total, uint64_t busy, uint64_t t,
 	struct events_lcore_reading *ret_reading);

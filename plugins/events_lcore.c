@@ -34,18 +34,46 @@ events_lcore_check(
 	return l->known && s != l->state && (events_lcore_bad(s) || events_lcore_bad(l->state));
 }
 
+/* The busy percent over the window that ends at this reading, when it is long enough. */
+static void
+busy_window(struct events_lcore *l, uint64_t total, uint64_t busy, uint64_t t, bool first)
+{
+	if (first || total < l->win_total || busy < l->win_busy) {
+		l->win_total = total;
+		l->win_busy = busy;
+		l->win_ms = t;
+		l->have_busy_pct = false;
+		return;
+	}
+	if (t - l->win_ms < EVENTS_BUSY_WINDOW_MS)
+		return;
+	/* A window in which the lcore's loop did not run at all did no work. */
+	l->busy_pct = total == l->win_total
+		? 0
+		: 100.0 * (double)(busy - l->win_busy) / (double)(total - l->win_total);
+	if (l->busy_pct > 100)
+		l->busy_pct = 100;
+	l->have_busy_pct = true;
+	l->win_total = total;
+	l->win_busy = busy;
+	l->win_ms = t;
+}
+
 void
 events_lcore_cycles(struct events_lcore *l, uint64_t total, uint64_t busy, uint64_t t,
 	struct events_lcore_reading *ret_reading)
 {
 	bool first = !l->have_cycles;
 
-	if (first || total != l->total)
+	if (first || total != l->total || total == 0)
 		l->advanced_ms = t;
 	ret_reading->id = l->id;
 	ret_reading->age_us = (t - l->advanced_ms) * 1000;
-	ret_reading->state = busy != l->busy ? DTEL_LCORE_RUNNING : DTEL_LCORE_IDLE;
+	ret_reading->state = total == 0 ? DTEL_LCORE_STARTING
+		: busy != l->busy       ? DTEL_LCORE_RUNNING
+					: DTEL_LCORE_IDLE;
 	ret_reading->stalls = l->stalls;
+	busy_window(l, total, busy, t, first);
 	l->prev_total = first ? total : l->total;
 	l->total = total;
 	l->busy = busy;
@@ -79,6 +107,9 @@ events_lcore_apply(struct events_lcore *l, const struct events_lcore_reading *r,
 	}
 	l->state = s;
 	l->dirty = true;
+	/* The application counts its own stall episodes; from cycles we count them. */
+	if (l->have_cycles && s == DTEL_LCORE_STALLED)
+		l->stalls++;
 	*tr = (struct events_lcore_tr){
 		.kind = EVENTS_TR_LCORE, .old = old, .lasted_ms = t - l->since_ms};
 	l->since_ms = t;

@@ -538,6 +538,35 @@ int dtel_parse_id_list(const char *s, uint64_t *bitmap, unsigned int nbits, size
  */
 int dtel_format_id_list(const uint64_t *bitmap, unsigned int nbits, char *buf, size_t size);
 
+/* ------------------------------------------------------------------------------------------
+ * /eal/lcore/usage (DPDK 23.03 and later)
+ */
+
+/** One lcore of /eal/lcore/usage: its cycle counters as the application's callback says. */
+struct dtel_eal_lcore_use {
+	unsigned int lcore_id;
+	uint64_t total_cycles; /**< cycles the lcore's loop ran (stands still when it stalls) */
+	uint64_t busy_cycles; /**< of those, cycles with work */
+};
+
+/** /eal/lcore/usage. Owned by the caller; free with dtel_eal_lcore_usage_clear(). */
+struct dtel_eal_lcore_usage {
+	size_t n; /**< 0: the application registered no usage callback (no lcore reports) */
+	struct dtel_eal_lcore_use *v;
+	unsigned int flags;
+};
+
+/**
+ * Parse /eal/lcore/usage: every lcore whose application registered a usage callback
+ * (rte_lcore_register_usage_cb; testpmd with --record-core-cycles), in one reply.
+ * -ENODATA for a null reply (DPDK before 23.03 does not know the command), -EPROTO when
+ * lcore_ids, total_cycles or busy_cycles is missing, not an array of integers (>= 0), or
+ * when their lengths differ; usage_ratio and other keys are ignored.
+ */
+int dtel_parse_eal_lcore_usage(const struct dtel_reply *reply, struct dtel_eal_lcore_usage *ret);
+/** Free the entries of @u and zero it. Accepts NULL. */
+void dtel_eal_lcore_usage_clear(struct dtel_eal_lcore_usage *u);
+
 #ifdef __cplusplus
 }
 #endif

@@ -412,6 +412,7 @@ typedef int (*dtp_query_fn)(void *ctx, const char *cmd, struct dtel_reply *ret);
 struct dtp_caps {
 	bool fwd_info, fwd_ports, fwd_port, fwd_lcores; /* dpdktel-fwd's own commands */
 	bool eal_lcore; /* /eal/lcore/info: DPDK >= 23.03 */
+	bool eal_usage; /* /eal/lcore/usage: DPDK >= 23.03 */
 };
 
 /**
@@ -437,6 +438,24 @@ int dtp_eal_lcore(dtp_query_fn q, void *ctx, struct dtp_target *t, unsigned int 
  */
 int dtp_eal_lcores(dtp_query_fn q, void *ctx, struct dtp_target *t, int (*stop)(void *ctx),
 	void (*each)(void *arg, const struct dtel_eal_lcore_info *li), void *arg);
+
+/**
+ * /eal/lcore/usage through @q: the cycles of every lcore with a usage callback, in one
+ * request (ret_usage->n 0: none has one). 0, @q's error, or a parser's -errno (counted
+ * invalid and logged once through @t; -ENODATA for a null reply). The caller frees
+ * *ret_usage with dtel_eal_lcore_usage_clear(); untouched on failure.
+ */
+int dtp_eal_usage(
+	dtp_query_fn q, void *ctx, struct dtp_target *t, struct dtel_eal_lcore_usage *ret_usage);
+
+/** Whether a second, confirming query is needed against the application @t last reached:
+ * DPDK 22.11 to 25.11 parse commands with strtok(), so two clients querying at once can get
+ * each other's parameters; 26.07 fixed that (strtok_r). True when the release is unknown. */
+static inline bool
+dtp_needs_confirm(const struct dtp_target *t)
+{
+	return t->dpdk_version < 260700;
+}
 
 /* Dispatch ------------------------------------------------------------------------------ */
 

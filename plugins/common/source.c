@@ -2,7 +2,8 @@
 /*
  * Readers both plugins use, through each plugin's own request function (its accounting and
  * its rule for ending a poll or a read stay its own): the command list, the /eal/lcore
- * commands (DPDK >= 23.03), and the plugin's health values.
+ * commands (DPDK >= 23.03: /eal/lcore/usage for all lcores in one request, /eal/lcore/info
+ * one lcore at a time), and the plugin's health values.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -42,6 +43,7 @@ dtp_caps_read(dtp_query_fn q, void *ctx, struct dtp_target *t, struct dtp_caps *
 		ret_caps->fwd_port |= strcmp(c, "/fwd/port") == 0;
 		ret_caps->fwd_lcores |= strcmp(c, "/fwd/lcores") == 0;
 		ret_caps->eal_lcore |= strcmp(c, "/eal/lcore/info") == 0;
+		ret_caps->eal_usage |= strcmp(c, "/eal/lcore/usage") == 0;
 	}
 	dtel_dict_clear(&d);
 	return 0;
@@ -96,6 +98,22 @@ dtp_eal_lcores(dtp_query_fn q, void *ctx, struct dtp_target *t, int (*stop)(void
 			each(arg, &li);
 	}
 	dtel_dict_clear(&ids);
+	return ret;
+}
+
+int
+dtp_eal_usage(
+	dtp_query_fn q, void *ctx, struct dtp_target *t, struct dtel_eal_lcore_usage *ret_usage)
+{
+	struct dtel_reply r;
+	int ret = q(ctx, "/eal/lcore/usage", &r);
+
+	if (ret < 0)
+		return ret;
+	ret = dtel_parse_eal_lcore_usage(&r, ret_usage);
+	dtel_reply_release(&r);
+	if (ret < 0 && ret != -ENOMEM && ret != -ENODATA)
+		dtp_bad_reply(t, "/eal/lcore/usage", ret, 1);
 	return ret;
 }
 

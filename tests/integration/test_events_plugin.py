@@ -1,12 +1,17 @@
 """dpdktel_events in a real collectd against real DPDK applications on net_tap ports."""
+import contextlib
 import os
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
 
+import pytest
 
-from helpers import dpdk
+from helpers import dpdk, threads
 from helpers.collectd import Collectd
+from helpers.notes import Notes
 from helpers.wait import wait_until
 
 
@@ -15,10 +20,12 @@ def events_config(path, extra=''):
             f'{extra}  <Instance "tap">\n    SocketPath "{path}"\n  </Instance>\n</Plugin>\n')
 
 
-def tap_pmd(tag):
-    """testpmd on two net_tap ports; returns the app and the kernel iface names."""
+def tap_pmd(tag, release):
+    """testpmd of `release` on two net_tap ports; returns the app and the kernel iface
+    names."""
     ifaces = [f'dt{tag}{os.getpid() % 10000}{i}' for i in range(2)]
-    app = dpdk.testpmd(nports=2, vdevs=[f'net_tap{i},iface={n}' for i, n in enumerate(ifaces)])
+    app = dpdk.testpmd(nports=2, vdevs=[f'net_tap{i},iface={n}' for i, n in enumerate(ifaces)],
+                       release=release)
     return app, ifaces
 
 
@@ -30,55 +37,128 @@ def notes(cd, plugin='dpdktel_events'):
     return [n for n in cd.notifications() if n.get('plugin') == plugin]
 
 
-def wait_note(cd, text, timeout=10):
-    return wait_until(lambda: [n for n in notes(cd) if text in n['message']], timeout,
+def wait_note(cd, text, timeout=10, since=0):
+    """The last notification containing text, among those after the first `since`."""
+    return wait_until(lambda: [n for n in notes(cd)[since:] if text in n['message']], timeout,
                       f'notification "{text}"')[-1]
 
 
-def test_link_down_and_up_on_testpmd(build_dir, source_dir):
-    app, ifaces = tap_pmd('e')
-    with app, Collectd(build_dir, source_dir, events_config(app.socket),
-                       ours=('dpdktel_events',)) as cd:
-        wait_until(lambda: cd.getval('dpdktel_events-tap.port0/link_status') == {'value': 1.0},
-                   10, 'link_status 1 via unixsock')
-        ip_link(ifaces[0], 'down')
-        n = wait_note(cd, 'Link down on tap port 0')
-        assert n['severity'] == 'FAILURE'
-        assert n['message'] == 'Link down on tap port 0 (net_tap0)'
-        assert n['plugin_instance'] == 'tap.port0' and n['type'] == 'link_status'
-        wait_until(lambda: cd.getval('dpdktel_events-tap.port0/link_status') == {'value': 0.0},
-                   5, 'link_status 0 via unixsock')
-        ip_link(ifaces[0], 'up')
-        n = wait_note(cd, 'Link up on tap port 0')
-        assert n['severity'] == 'OKAY'
-        assert n['message'].startswith('Link up on tap port 0: 10000 Mbps full-duplex after ')
-        wait_until(lambda: cd.getval('dpdktel_events-tap.port0/link_status') == {'value': 1.0},
-                   5, 'link_status back to 1')
-        assert not [n for n in notes(cd) if 'port 1' in n['message']]
-        assert 'only its links are watched' in cd.log()
+class OneAtATime:
+    """Processes that tests of this module share: one set at a time, started on first use
+    and ended when another set is asked for (or the module ends). Tests run grouped by DPDK
+    release, in file order, so each set starts once per release, and no two busy testpmds
+    compete for this machine's two CPUs."""
+
+    def __init__(self):
+        self.key = self.stack = self.value = None
+
+    def get(self, key, start):
+        """start(stack) -> value, entering its processes' contexts on stack."""
+        if key != self.key:
+            self.close()
+            stack = contextlib.ExitStack()
+            try:
+                self.value = start(stack)
+            except BaseException:
+                stack.close()
+                raise
+            self.key, self.stack = key, stack
+        return self.value
+
+    def close(self):
+        if self.stack is not None:
+            self.key, stack, self.stack = None, self.stack, None
+            stack.close()
 
 
-def test_instance_gone_back_restarted(build_dir, source_dir):
-    app, _ = tap_pmd('g')
-    # Timeout 1: testpmd setting up its tap ports on a loaded 2-core machine can leave two
-    # 0.2 s polls unanswered, which is a second outage by the plugin's rule (seen once under
-    # ASan in CI); this test is about one kill giving one gone/back pair.
-    with app, Collectd(build_dir, source_dir, events_config(app.socket, '  Timeout 1\n'),
-                       ours=('dpdktel_events',)) as cd:
-        wait_until(lambda: cd.getval('dpdktel_events-tap/up') == {'value': 1.0}, 10, 'up 1')
-        old = app.pid
-        app.kill9()
-        n = wait_note(cd, 'DPDK application tap is gone')
-        assert n['severity'] == 'FAILURE' and n['type'] == 'up'
-        app.start()
-        wait_note(cd, 'DPDK application tap is back after')
-        n = wait_note(cd, f'DPDK application tap restarted (pid {old} → {app.pid})')
-        assert n['severity'] == 'WARNING'
-        # One outage, one pair: no link-down per port for a gone application.
-        msgs = [n['message'] for n in notes(cd)]
-        assert sum('is gone' in m for m in msgs) == 1, (msgs, cd.log())
-        assert sum('is back' in m for m in msgs) == 1, (msgs, cd.log())
-        assert not any(m.startswith('Link') for m in msgs), msgs
+@pytest.fixture(scope='module')
+def shared():
+    one = OneAtATime()
+    yield one
+    one.close()
+
+
+@pytest.fixture
+def alone(shared):
+    """For a test with processes of its own: the shared ones end first."""
+    shared.close()
+
+
+@pytest.fixture
+def tap_set(shared, dpdk_release, build_dir, source_dir):
+    """testpmd of the release on two net_tap ports, and collectd watching it as "tap"."""
+    def start(stack):
+        app, ifaces = tap_pmd('e', dpdk_release)
+        stack.enter_context(app)
+        # Timeout 1: testpmd setting up its tap ports on a loaded 2-core machine can leave
+        # two 0.2 s polls unanswered, which is a second outage by the plugin's rule (seen
+        # once under ASan in CI).
+        cd = stack.enter_context(Collectd(build_dir, source_dir,
+                                          events_config(app.socket, '  Timeout 1\n'),
+                                          ours=('dpdktel_events',)))
+        return app, ifaces, cd
+    return shared.get(('tap', dpdk_release.name), start)
+
+
+@pytest.fixture
+def null_set(shared, dpdk_release, build_dir, source_dir):
+    """testpmd of the release, interactive on a pipe (the test can close a port), on two
+    net_null ports, and collectd watching it as "pmd" with Timeout 0.2."""
+    def start(stack):
+        app = stack.enter_context(dpdk.testpmd(nports=2, extra=('-i',), release=dpdk_release))
+        config = ('LoadPlugin dpdktel_events\n<Plugin dpdktel_events>\n  PollInterval 0.02\n'
+                  f'  Timeout 0.2\n  <Instance "pmd">\n    SocketPath "{app.socket}"\n'
+                  '  </Instance>\n</Plugin>\n')
+        cd = stack.enter_context(Collectd(build_dir, source_dir, config,
+                                          ours=('dpdktel_events',)))
+        return app, cd
+    return shared.get(('null', dpdk_release.name), start)
+
+
+def test_link_down_and_up_on_testpmd(tap_set):
+    """On every release; testpmd without --record-core-cycles has no lcore data (22.11: no
+    /eal/lcore commands; 23.11 on: /eal/lcore/usage lists no lcore) and is watched for its
+    links only, which one INFO line says."""
+    app, ifaces, cd = tap_set
+    wait_until(lambda: cd.getval('dpdktel_events-tap.port0/link_status') == {'value': 1.0},
+               10, 'link_status 1 via unixsock')
+    ip_link(ifaces[0], 'down')
+    n = wait_note(cd, 'Link down on tap port 0')
+    assert n['severity'] == 'FAILURE'
+    assert n['message'] == 'Link down on tap port 0 (net_tap0)'
+    assert n['plugin_instance'] == 'tap.port0' and n['type'] == 'link_status'
+    wait_until(lambda: cd.getval('dpdktel_events-tap.port0/link_status') == {'value': 0.0},
+               5, 'link_status 0 via unixsock')
+    ip_link(ifaces[0], 'up')
+    n = wait_note(cd, 'Link up on tap port 0')
+    assert n['severity'] == 'OKAY'
+    assert n['message'].startswith('Link up on tap port 0: 10000 Mbps full-duplex after ')
+    wait_until(lambda: cd.getval('dpdktel_events-tap.port0/link_status') == {'value': 1.0},
+               5, 'link_status back to 1')
+    assert not [n for n in notes(cd) if 'port 1' in n['message']]
+    assert cd.log().count('only its links are watched') == 1, cd.log()
+    assert not [n for n in notes(cd) if 'lcore' in n['message']]
+
+
+def test_instance_gone_back_restarted(tap_set):
+    """One kill gives one gone/back pair (after the link test on the same testpmd)."""
+    app, _, cd = tap_set
+    since = len(notes(cd))
+    wait_until(lambda: cd.getval('dpdktel_events-tap/up') == {'value': 1.0}, 10, 'up 1')
+    old = app.pid
+    app.kill9()
+    n = wait_note(cd, 'DPDK application tap is gone', since=since)
+    assert n['severity'] == 'FAILURE' and n['type'] == 'up'
+    app.start()
+    wait_note(cd, 'DPDK application tap is back after', since=since)
+    n = wait_note(cd, f'DPDK application tap restarted (pid {old} → {app.pid})',
+                  since=since)
+    assert n['severity'] == 'WARNING'
+    # One outage, one pair: no link-down per port for a gone application.
+    msgs = [n['message'] for n in notes(cd)[since:]]
+    assert sum('is gone' in m for m in msgs) == 1, (msgs, cd.log())
+    assert sum('is back' in m for m in msgs) == 1, (msgs, cd.log())
+    assert not any(m.startswith('Link') for m in msgs), msgs
 
 
 def fwd_taps(fwd_bin, tag, app_args=()):
@@ -88,7 +168,7 @@ def fwd_taps(fwd_bin, tag, app_args=()):
     return app, ifaces
 
 
-def test_forwarder_link_and_stall(build_dir, source_dir, fwd_bin):
+def test_forwarder_link_and_stall(alone, build_dir, source_dir, fwd_bin):
     # lcore 1 stops for 400 ms, 1.5 s after forwarding starts.
     app, ifaces = fwd_taps(fwd_bin, 's', ['--fault', 'stall:1:1500:400'])
     with app, Collectd(build_dir, source_dir, events_config(app.socket),
@@ -112,7 +192,7 @@ def test_forwarder_link_and_stall(build_dir, source_dir, fwd_bin):
         assert 'only its links are watched' not in cd.log()
 
 
-def test_forwarder_exit_fault(build_dir, source_dir, fwd_bin):
+def test_forwarder_exit_fault(alone, build_dir, source_dir, fwd_bin):
     app, _ = fwd_taps(fwd_bin, 'x', ['--fault', 'exit:1:1000'])
     with app, Collectd(build_dir, source_dir, events_config(app.socket),
                        ours=('dpdktel_events',)) as cd:
@@ -136,59 +216,54 @@ def requests_sent(cd):
     return row[1][0] if row else 0
 
 
-def test_slow_reply_is_not_an_outage_and_a_hang_is_not_gone(build_dir, source_dir):
+def test_slow_reply_is_not_an_outage_and_a_hang_is_not_gone(null_set):
     """A real testpmd that stops for 0.3 s with Timeout 0.2 is no news (before: "is gone",
     then "is back after 240 ms"); one that stops for 3 s is "not responding", then "answers
     again", and never "gone": its process was alive all along."""
-    app = dpdk.testpmd(nports=2)
-    config = ('LoadPlugin dpdktel_events\n<Plugin dpdktel_events>\n  PollInterval 0.02\n'
-              f'  Timeout 0.2\n  <Instance "pmd">\n    SocketPath "{app.socket}"\n'
-              '  </Instance>\n</Plugin>\n')
-    with app, Collectd(build_dir, source_dir, config, ours=('dpdktel_events',)) as cd:
-        wait_until(lambda: cd.getval('dpdktel_events-pmd/up') == {'value': 1.0}, 10, 'up 1')
-        for _ in range(3):
-            stopped_for(app.pid, 0.3)
-            sent = requests_sent(cd)
-            # Polls after it runs again, as the next collectd reads show them.
-            wait_until(lambda: requests_sent(cd) > sent + 20, 10, 'polls after SIGCONT')
-        msgs = [n['message'] for n in notes(cd)]
-        assert not any('DPDK application' in m for m in msgs), (msgs, cd.log())
-        stopped_for(app.pid, 3)
-        n = wait_note(cd, 'DPDK application pmd is not responding')
-        assert n['severity'] == 'FAILURE' and n['type'] == 'up'
-        assert f'(pid {app.pid} alive, no reply for ' in n['message'], n['message']
-        n = wait_note(cd, 'DPDK application pmd answers again after')
-        assert n['severity'] == 'OKAY'
-        wait_until(lambda: cd.getval('dpdktel_events-pmd/not_responding') == {'value': 0.0},
-                   5, 'not_responding back to 0')
-        msgs = [n['message'] for n in notes(cd)]
-        assert sum('not responding' in m for m in msgs) == 1, msgs
-        assert not any('is gone' in m or 'is back' in m for m in msgs), (msgs, cd.log())
-        # While it was hung, the value said so (the csv writer keeps every value).
-        assert any(v[0] == 1.0 for _, v in cd.csv('dpdktel_events-pmd/not_responding')), \
-            'not_responding was never 1'
+    app, cd = null_set
+    wait_until(lambda: cd.getval('dpdktel_events-pmd/up') == {'value': 1.0}, 10, 'up 1')
+    for _ in range(3):
+        stopped_for(app.pid, 0.3)
+        sent = requests_sent(cd)
+        # Polls after it runs again, as the next collectd reads show them.
+        wait_until(lambda: requests_sent(cd) > sent + 20, 10, 'polls after SIGCONT')
+    msgs = [n['message'] for n in notes(cd)]
+    assert not any('DPDK application' in m for m in msgs), (msgs, cd.log())
+    stopped_for(app.pid, 3)
+    n = wait_note(cd, 'DPDK application pmd is not responding')
+    assert n['severity'] == 'FAILURE' and n['type'] == 'up'
+    assert f'(pid {app.pid} alive, no reply for ' in n['message'], n['message']
+    n = wait_note(cd, 'DPDK application pmd answers again after')
+    assert n['severity'] == 'OKAY'
+    wait_until(lambda: cd.getval('dpdktel_events-pmd/not_responding') == {'value': 0.0},
+               5, 'not_responding back to 0')
+    msgs = [n['message'] for n in notes(cd)]
+    assert sum('not responding' in m for m in msgs) == 1, msgs
+    assert not any('is gone' in m or 'is back' in m for m in msgs), (msgs, cd.log())
+    # While it was hung, the value said so (the csv writer keeps every value).
+    assert any(v[0] == 1.0 for _, v in cd.csv('dpdktel_events-pmd/not_responding')), \
+        'not_responding was never 1'
 
 
-def test_closed_port_stops_being_reported(build_dir, source_dir):
+def test_closed_port_stops_being_reported(null_set):
     """testpmd closes a port (net_null releases it: it leaves /ethdev/list): one INFO line,
-    and its values stop while the other port's go on (before, they went on forever)."""
-    app = dpdk.testpmd(nports=2, extra=('-i',))
-    with app, Collectd(build_dir, source_dir, events_config(app.socket),
-                       ours=('dpdktel_events',)) as cd:
-        cd.wait_value('dpdktel_events-tap.port1/link_status', what='port 1 values')
-        app.proc.stdin.write(b'stop\nport stop 1\nport close 1\n')
-        app.proc.stdin.flush()
-        wait_until(lambda: "port 1 of DPDK application 'tap' is no longer listed: its values "
-                   'stop' in cd.log(), 10, 'the INFO line for port 1')
-        last1 = cd.last('dpdktel_events-tap.port1/link_status')[0]
-        # Two more reads of port 0 after the last value of port 1 was written.
-        cd.wait_value('dpdktel_events-tap.port0/link_status',
-                      lambda row: row[0] > last1 + 2 * cd.interval, what='port 0 goes on')
-        assert cd.last('dpdktel_events-tap.port1/link_status')[0] == last1
-        assert cd.log().count('is no longer listed') == 1
+    and its values stop while the other port's go on (before, they went on forever). Last
+    on its testpmd: the port stays closed."""
+    app, cd = null_set
+    cd.wait_value('dpdktel_events-pmd.port1/link_status', what='port 1 values')
+    app.proc.stdin.write(b'stop\nport stop 1\nport close 1\n')
+    app.proc.stdin.flush()
+    wait_until(lambda: "port 1 of DPDK application 'pmd' is no longer listed: its values "
+               'stop' in cd.log(), 10, 'the INFO line for port 1')
+    last1 = cd.last('dpdktel_events-pmd.port1/link_status')[0]
+    # Two more reads of port 0 after the last value of port 1 was written.
+    cd.wait_value('dpdktel_events-pmd.port0/link_status',
+                  lambda row: row[0] > last1 + 2 * cd.interval, what='port 0 goes on')
+    assert cd.last('dpdktel_events-pmd.port1/link_status')[0] == last1
+    assert cd.log().count('is no longer listed') == 1
 
 
-def test_forwarder_main_lcore_stall(build_dir, source_dir, fwd_bin):
+def test_forwarder_main_lcore_stall(alone, build_dir, source_dir, fwd_bin):
     """dpdktel-fwd's main lcore stops checking links for 4 s (--fault main-stall): one
     FAILURE and one OKAY, and a link that goes down meanwhile is still reported, read from
     /ethdev/link_status while /fwd/ports is stale."""
@@ -208,3 +283,81 @@ def test_forwarder_main_lcore_stall(build_dir, source_dir, fwd_bin):
         wait_note(cd, 'Link up on tap port 1: ')
         msgs = [m['message'] for m in notes(cd)]
         assert sum('main lcore' in m for m in msgs) == 2, msgs
+
+
+# Lcore stalls of a third-party application: testpmd >= 23.11 with --record-core-cycles ----
+
+STALL_S = 0.2
+POLL_S = 0.02
+
+
+def usage_testpmd(release):
+    """testpmd of `release` forwarding (io, started at once) on two net_null ports with two
+    forwarding lcores, recording their cycles (/eal/lcore/usage lists lcores 1 and 2).
+    Three lcores on a 2-CPU machine: --lcores maps both workers onto CPU 1 (-l 0,1,2 is
+    refused there); testpmd on null ports runs stable so."""
+    lcores = '0@0,1@1,2@1' if os.cpu_count() < 3 else '0-2'
+    prefix = dpdk.unique_prefix('u')
+    argv = (['stdbuf', '-oL', release.testpmd, f'--lcores={lcores}'] + dpdk.EAL_COMMON +
+            ['--vdev=net_null0', '--vdev=net_null1', f'--file-prefix={prefix}', '--',
+             '--forward-mode=io', '--auto-start', '--record-core-cycles', '--nb-cores=2'])
+    if release.prefix:
+        argv.append('--total-num-mbufs=155456')  # as dpdk.testpmd() does, for -m 1024
+    return dpdk.DpdkApp(argv, prefix, name='testpmd', env=release.env())
+
+
+@pytest.fixture
+def cycles_set(shared, dpdk_release, build_dir, source_dir):
+    """testpmd with cycles and collectd watching it, per release >= 23.11 (notifications
+    through exec, with their own times to the millisecond)."""
+    if dpdk_release.key < (23, 11):
+        pytest.skip(f'DPDK {dpdk_release.version} has no /eal/lcore/usage (from 23.03) and '
+                    'its testpmd names worker threads otherwise: lcore stalls of a '
+                    'third-party application need DPDK >= 23.11 here')
+
+    def start(stack):
+        # exec runs the notification script as nobody: not under pytest's tmp dirs (0700).
+        base = tempfile.mkdtemp(prefix='dtev-')
+        stack.callback(shutil.rmtree, base, ignore_errors=True)
+        notes = Notes(base)
+        app = stack.enter_context(usage_testpmd(dpdk_release))
+        config = (notes.config() + 'LoadPlugin dpdktel_events\n<Plugin dpdktel_events>\n'
+                  f'  PollInterval {POLL_S}\n  StallThreshold {STALL_S}\n'
+                  f'  <Instance "pmd">\n    SocketPath "{app.socket}"\n  </Instance>\n'
+                  '</Plugin>\n')
+        cd = stack.enter_context(Collectd(build_dir, source_dir, config,
+                                          ours=('dpdktel_events',), system_plugins=('exec',)))
+        return app, cd, notes
+    return shared.get(('cycles', dpdk_release.name), start)
+
+
+def test_third_party_lcore_stall(cycles_set, build_dir, dpdk_release):
+    """ptrace stops forwarding lcore 1 of a running testpmd: dpdktel_events reports it
+    stalled within StallThreshold + 2 × PollInterval + 20 ms, and recovered once it runs
+    again; lcore 2 forwards on and gives no notification."""
+    app, cd, notes = cycles_set
+    for lc in (1, 2):
+        wait_until(lambda: cd.getval(f'dpdktel_events-pmd.lcore{lc}/lcore_state') ==
+                   {'value': 1.0}, 15, f'lcore {lc} RUNNING')
+    notes.drain()
+    tid = threads.lcore_tid(app.pid, 1)
+    with threads.ThreadStop(build_dir, tid):
+        stopped = time.time()  # "stopped TID" was read: the thread is stopped
+        n = notes.wait(r'^lcore 1 of pmd stalled: total_cycles did not advance for ', 5)
+        latency = n['time'] - stopped
+    bound = STALL_S + 2 * POLL_S + 0.020
+    print(f'DPDK {dpdk_release.version}: lcore stall reported {latency * 1000:.0f} ms after '
+          f'the thread stopped (bound {bound * 1000:.0f} ms)')
+    assert n['Severity'] == 'FAILURE' and n['PluginInstance'] == 'pmd.lcore1', n
+    assert latency <= bound, f'{latency * 1000:.0f} ms > {bound * 1000:.0f} ms'
+    r = notes.wait(r'^lcore 1 of pmd recovered after ', 5)
+    assert r['Severity'] == 'OKAY' and r['PluginInstance'] == 'pmd.lcore1', r
+    wait_until(lambda: cd.getval('dpdktel_events-pmd.lcore1/lcore_state') == {'value': 1.0},
+               5, 'lcore 1 RUNNING again')
+    others = [m for m in notes.all() if 'lcore 1 ' not in m['message']]
+    assert not others, others
+    assert 'only its links are watched' not in cd.log()
+    # Over windows of a second: lcore 2 forwards on null ports, busy nearly all the time.
+    busy = wait_until(lambda: cd.getval('dpdktel_events-pmd.lcore2/percent-busy'), 10,
+                      'busy percent of lcore 2')
+    assert 50 < busy['value'] <= 100, busy

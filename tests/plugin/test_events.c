@@ -50,10 +50,16 @@ struct sim {
 	int start_on_info; /* this port is started (and up) when its /ethdev/info is asked */
 	unsigned int link_queries; /* link answers given so far */
 	int slow_once_ms; /* the next reply waits this long, once */
-	bool eal; /* offers /eal/lcore/list and /eal/lcore/info (DPDK >= 23.03), no /fwd */
+	bool eal; /* offers /eal/lcore/list, /eal/lcore/info, /eal/lcore/usage (DPDK >= 23.03) */
+	bool no_usage_cb; /* eal: no usage callback (testpmd without --record-core-cycles) */
 	bool frozen[MAXP]; /* eal: this lcore's cycles stand still */
 	uint64_t cycles[MAXP]; /* eal: total_cycles */
 	unsigned int lcore_queries; /* eal: /eal/lcore/info answers given so far */
+	unsigned int list_queries, usage_queries; /* eal: /eal/lcore/list, /eal/lcore/usage */
+	/* Requests of one poll, which begins with /ethdev/list (the first request of a poll of
+	 * an application without /fwd/ports): link_status and usage requests in the current
+	 * poll, and how many polls had 1 and 2 of each. */
+	unsigned int poll_links, poll_usage, polls_links[3], polls_usage[3];
 	uint64_t main_age_ms; /* fwd: link_check_age_ms of /fwd/info */
 };
 
@@ -148,7 +154,7 @@ root(void)
 	return fs_printf(
 		"{\"/\":[\"/\",\"/ethdev/info\",\"/ethdev/link_status\",\"/ethdev/list\"%s%s]}",
 		sim.fwd ? ",\"/fwd/info\",\"/fwd/lcores\",\"/fwd/ports\"" : "",
-		sim.eal ? ",\"/eal/lcore/info\",\"/eal/lcore/list\"" : "");
+		sim.eal ? ",\"/eal/lcore/info\",\"/eal/lcore/list\",\"/eal/lcore/usage\"" : "");
 }
 
 /* Shaped as DPDK 23.11 lib/eal/common/eal_common_lcore.c handle_lcore_info() answers, with
@@ -158,9 +164,13 @@ eal_lcore_info(unsigned int id)
 {
 	if (id < 1 || id > (unsigned int)sim.nlcores)
 		return fs_printf("{\"/eal/lcore/info\":null}");
+	sim.lcore_queries++;
+	if (sim.no_usage_cb) /* handle_lcore_info adds cycles only when the callback answers */
+		return fs_printf("{\"/eal/lcore/info\":{\"lcore_id\":%u,\"socket\":0,"
+				 "\"role\":\"RTE\",\"cpuset\":[%u]}}",
+			id, id);
 	if (!sim.frozen[id - 1])
 		sim.cycles[id - 1] += 1000;
-	sim.lcore_queries++;
 	return fs_printf("{\"/eal/lcore/info\":{\"lcore_id\":%u,\"socket\":0,\"role\":\"RTE\","
 			 "\"cpuset\":[%u],\"total_cycles\":%" PRIu64 ",\"busy_cycles\":%" PRIu64
 			 "}}",
@@ -170,7 +180,49 @@ eal_lcore_info(unsigned int id)
 static char *
 eal_lcore_list(void)
 {
+	sim.list_queries++;
 	return fs_printf("{\"/eal/lcore/list\":[%s]}", sim.nlcores == 1 ? "1" : "1,2");
+}
+
+/*
+ * Shaped as DPDK 23.11 to 26.07 lib/eal/common/eal_common_lcore.c handle_lcore_usage()
+ * answers: a dict of four arrays, one entry per lcore whose usage callback answered (testpmd
+ * --record-core-cycles: its forwarding lcores; empty arrays without a callback). The cycles
+ * of an lcore that is not frozen move on with every answer; busy is half of total.
+ */
+static char *
+eal_lcore_usage(void)
+{
+	char ids[32] = "", tot[96] = "", busy[96] = "", ratio[48] = "";
+
+	sim.usage_queries++;
+	sim.poll_usage++;
+	for (int i = 0; !sim.no_usage_cb && i < sim.nlcores; i++) {
+		const char *c = i ? "," : "";
+
+		if (!sim.frozen[i])
+			sim.cycles[i] += 1000;
+		snprintf(ids + strlen(ids), sizeof(ids) - strlen(ids), "%s%d", c, i + 1);
+		snprintf(tot + strlen(tot), sizeof(tot) - strlen(tot), "%s%" PRIu64, c,
+			sim.cycles[i]);
+		snprintf(busy + strlen(busy), sizeof(busy) - strlen(busy), "%s%" PRIu64, c,
+			sim.cycles[i] / 2);
+		snprintf(ratio + strlen(ratio), sizeof(ratio) - strlen(ratio), "%s\"50.00%%\"", c);
+	}
+	return fs_printf("{\"/eal/lcore/usage\":{\"lcore_ids\":[%s],\"total_cycles\":[%s],"
+			 "\"busy_cycles\":[%s],\"usage_ratio\":[%s]}}",
+		ids, tot, busy, ratio);
+}
+
+/* A poll begins (/ethdev/list): count what the one before it sent. */
+static void
+poll_begins(void)
+{
+	if (sim.poll_links >= 1 && sim.poll_links <= 2)
+		sim.polls_links[sim.poll_links]++;
+	if (sim.poll_usage >= 1 && sim.poll_usage <= 2)
+		sim.polls_usage[sim.poll_usage]++;
+	sim.poll_links = sim.poll_usage = 0;
 }
 
 static void
@@ -196,13 +248,13 @@ sim_handler(
 		sim.link_queries++;
 	else if (IS("/"))
 		o->data = root();
-	else if (IS("/ethdev/list"))
+	else if (IS("/ethdev/list") && (poll_begins(), true))
 		o->data = fs_printf("{\"/ethdev/list\":[%s]}",
 			sim.nports == 1           ? "0"
 				: sim.nports == 2 ? "0,1"
 						  : "0,1,2");
 	else if (IS("/ethdev/link_status") && id < MAXP)
-		o->data = link_status(id), sim.link_queries++;
+		o->data = link_status(id), sim.link_queries++, sim.poll_links++;
 	else if (IS("/ethdev/info") && id < MAXP) {
 		if ((int)id == sim.start_on_info) {
 			sim.started[id] = sim.up[id] = true;
@@ -223,6 +275,8 @@ sim_handler(
 		o->data = eal_lcore_list();
 	else if (IS("/eal/lcore/info") && sim.eal)
 		o->data = eal_lcore_info(id);
+	else if (IS("/eal/lcore/usage") && sim.eal)
+		o->data = eal_lcore_usage();
 	else
 		o->data = fs_printf("{\"%.*s\":null}", (int)n, req);
 #undef IS
@@ -239,6 +293,20 @@ start_server(long pid)
 {
 	struct fake_config cfg = {.handler = sim_handler, .pid = pid, .path = path};
 
+	fs = fs_start_path(&cfg);
+	assert_non_null(fs);
+}
+
+/* The simulated application greets as DPDK @version (e.g. "25.11.2"). */
+static void
+start_server_release(long pid, const char *version)
+{
+	char greeting[128];
+	struct fake_config cfg = {
+		.handler = sim_handler, .pid = pid, .path = path, .greeting = greeting};
+
+	snprintf(greeting, sizeof(greeting),
+		"{\"version\":\"DPDK %s\",\"pid\":%ld,\"max_output_len\":16384}", version, pid);
 	fs = fs_start_path(&cfg);
 	assert_non_null(fs);
 }
@@ -266,7 +334,12 @@ setup(void **state)
 	sim.link_queries = 0;
 	sim.slow_once_ms = 0;
 	sim.eal = false;
+	sim.no_usage_cb = false;
 	sim.lcore_queries = 0;
+	sim.list_queries = sim.usage_queries = 0;
+	sim.poll_links = sim.poll_usage = 0;
+	memset(sim.polls_links, 0, sizeof(sim.polls_links));
+	memset(sim.polls_usage, 0, sizeof(sim.polls_usage));
 	sim.main_age_ms = 2;
 	for (int i = 0; i < MAXP; i++) {
 		sim.frozen[i] = false;
@@ -1079,35 +1152,189 @@ set_frozen(void *arg)
 	sim.frozen[a[0]] = a[1];
 }
 
+static void wait_log(const char *needle);
+
+static unsigned int
+sim_get(const unsigned int *counter)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&sim.m);
+	n = *counter;
+	pthread_mutex_unlock(&sim.m);
+	return n;
+}
+
+/* Wait until lcore @pi's busy percent is @want. */
+static void
+wait_busy(const char *pi, double want)
+{
+	uint64_t deadline = ms_now() + 5000;
+	struct fc_value v;
+
+	/* Not a change: it goes out with every read, as the values of an interval do. */
+	while (!(fc_find_copy(pi, "percent", "busy", &v) && v.v[0].gauge == want) &&
+		ms_now() < deadline) {
+		fc_read_all();
+		usleep(10000);
+	}
+	if (!(fc_find_copy(pi, "percent", "busy", &v) && v.v[0].gauge == want))
+		fail_msg("%s/percent-busy never became %g", pi, want);
+}
+
 /*
- * DPDK >= 23.03 without /fwd: an lcore whose cycles stand still is STALLED, confirmed by a
- * second /eal/lcore/info, not by /fwd/lcores (which answers null there, so the stall was
- * discarded on every poll before).
+ * DPDK >= 23.03 without /fwd: the cycles of all lcores come from one /eal/lcore/usage per
+ * poll (before: /eal/lcore/list and an /eal/lcore/info per lcore, every poll). An lcore
+ * whose total_cycles stand still is STALLED, confirmed by a second /eal/lcore/usage (not by
+ * /fwd/lcores, which answers null there), recovered when they move again; the lcore that
+ * kept running gives no notification; busy percent is published.
  */
 static void
 eal_lcore_stall_confirmed_by_its_own_source(void **state)
 {
+	unsigned int usage0, links0, usage, links;
 	struct fc_notification n;
 	struct fc_value v;
 
 	(void)state;
 	sim.eal = true;
-	start_server(getpid());
+	start_server(10);
 	start_plugin(NULL);
 	wait_polls(4);
+	usage0 = sim_get(&sim.usage_queries);
+	links0 = sim_get(&sim.link_queries);
+	wait_polls(40); /* two ports: 20 polls */
+	usage = sim_get(&sim.usage_queries) - usage0;
+	links = sim_get(&sim.link_queries) - links0;
+	/* One usage request per poll, and never an lcore list or info. */
+	if (usage < links / 2 - 1 || usage > links / 2 + 1)
+		fail_msg("%u usage requests in %u polls: expected one per poll", usage, links / 2);
+	assert_int_equal(sim_get(&sim.list_queries), 0);
+	assert_int_equal(sim_get(&sim.lcore_queries), 0);
 	sim_set(set_frozen, (int[]){0, 1});
 	wait_note("lcore 1 of edge1 stalled", 1, &n);
 	assert_int_equal(n.severity, NOTIF_FAILURE);
 	assert_string_equal(n.plugin_instance, "edge1.lcore1");
+	assert_string_equal(n.type, "lcore_state");
+	assert_non_null(strstr(n.message,
+		"lcore 1 of edge1 stalled: total_cycles did not "
+		"advance for "));
+	assert_non_null(strstr(n.meta, "lcore_id=1;"));
+	assert_non_null(strstr(n.meta, "new_state=STALLED;"));
 	wait_gauge("edge1.lcore1", "lcore_state", 3);
+	wait_derive("edge1.lcore1", "stalls", 1);
 	sim_set(set_frozen, (int[]){0, 0});
 	wait_note("lcore 1 of edge1 recovered after", 1, &n);
 	assert_int_equal(n.severity, NOTIF_OKAY);
 	wait_gauge("edge1.lcore1", "lcore_state", 1);
 	assert_int_equal(fc_notifications_matching("lcore 2", NULL), 0);
+	wait_busy("edge1.lcore2", 50);
 	fc_read_all();
 	assert_true(fc_find_copy("edge1", "telemetry_requests", "failed", &v));
 	assert_int_equal(v.v[0].derive, 0);
+	assert_true(fc_find_copy("edge1", "telemetry_requests", "discarded", &v));
+	assert_int_equal(v.v[0].derive, 0);
+}
+
+static void
+restart_sim(void *arg)
+{
+	(void)arg;
+	stop_server();
+}
+
+/*
+ * DPDK >= 23.03 without a usage callback (testpmd without --record-core-cycles): the usage
+ * reply lists no lcore, so the application is watched for its links only, said once, with
+ * no lcore request per poll (before: /eal/lcore/list and an /eal/lcore/info per lcore every
+ * poll, for no values, and no INFO line). Its restart reads the usage once more.
+ */
+static void
+no_usage_callback_is_links_only(void **state)
+{
+	struct fc_value v;
+
+	(void)state;
+	sim.eal = true;
+	sim.no_usage_cb = true;
+	start_server(10);
+	start_plugin(NULL);
+	wait_polls(40);
+	wait_log("DPDK application 'edge1' reports no lcore data (no /fwd/lcores, no lcore in "
+		 "/eal/lcore/usage): only its links are watched");
+	assert_int_equal(sim_get(&sim.usage_queries), 1);
+	assert_int_equal(sim_get(&sim.list_queries), 0);
+	assert_int_equal(sim_get(&sim.lcore_queries), 0);
+	fc_read_all();
+	assert_false(fc_find_copy("edge1.lcore1", "lcore_state", NULL, &v));
+	/* A new process behind the socket: its usage is read once more, and said no more. */
+	restart_sim(NULL);
+	start_server(11);
+	wait_note("DPDK application edge1 restarted (pid 10 → 11)", 1, NULL);
+	wait_polls(40);
+	assert_int_equal(sim_get(&sim.usage_queries), 2);
+	assert_int_equal(sim_get(&sim.list_queries), 0);
+	assert_int_equal(fc_logs_matching("only its links are watched"), 1);
+}
+
+static void
+set_one_port(void *arg)
+{
+	(void)arg;
+	sim.nports = 1;
+}
+
+/*
+ * The second, confirming query of a change, per release: a stall, its recovery, a link down
+ * and up on an application that greets as @version. Returns nothing; fills in how many polls
+ * sent two usage requests and two link requests (a poll sends one of each otherwise).
+ */
+static void
+confirmations(const char *version, unsigned int *ret_usage2, unsigned int *ret_links2)
+{
+	sim.eal = true;
+	sim_set(set_one_port, NULL);
+	start_server_release(10, version);
+	start_plugin("StallThreshold 0.05");
+	wait_polls(4);
+	sim_set(set_frozen, (int[]){0, 1});
+	wait_note("lcore 1 of edge1 stalled", 1, NULL);
+	sim_set(set_frozen, (int[]){0, 0});
+	wait_note("lcore 1 of edge1 recovered after", 1, NULL);
+	set_link(0, false);
+	wait_note("Link down on edge1 port 0", 1, NULL);
+	set_link(0, true);
+	wait_note("Link up on edge1 port 0", 1, NULL);
+	wait_polls(4); /* the polls before are counted when the next one begins */
+	*ret_usage2 = sim_get(&sim.polls_usage[2]);
+	*ret_links2 = sim_get(&sim.polls_links[2]);
+	assert_true(sim_get(&sim.polls_usage[1]) > 4);
+	assert_true(sim_get(&sim.polls_links[1]) > 4);
+}
+
+/* DPDK 25.11 parses commands with strtok(): each change costs a second query in its poll. */
+static void
+changes_confirmed_on_25_11(void **state)
+{
+	unsigned int usage2, links2;
+
+	(void)state;
+	confirmations("25.11.2", &usage2, &links2);
+	assert_int_equal(usage2, 2); /* the stall and the recovery */
+	assert_int_equal(links2, 2); /* down and up */
+}
+
+/* DPDK 26.07 uses strtok_r(): no answer can be another client's, so no second query. The
+ * polls of the four changes send one usage or link request, half of what 25.11 needs. */
+static void
+no_confirmation_on_26_07(void **state)
+{
+	unsigned int usage2, links2;
+
+	(void)state;
+	confirmations("26.07.0", &usage2, &links2);
+	assert_int_equal(usage2, 0);
+	assert_int_equal(links2, 0);
 }
 
 /* FlapThreshold holds over its whole range: 100 changes make a port flapping, once, and no
@@ -1432,6 +1659,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(one_slow_reply_is_no_outage, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			eal_lcore_stall_confirmed_by_its_own_source, setup, teardown),
+		cmocka_unit_test_setup_teardown(no_usage_callback_is_links_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(changes_confirmed_on_25_11, setup, teardown),
+		cmocka_unit_test_setup_teardown(no_confirmation_on_26_07, setup, teardown),
 		cmocka_unit_test_setup_teardown(flap_threshold_above_64, setup, teardown),
 		cmocka_unit_test_setup_teardown(unlisted_port_and_lcore_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(reads_never_undo_a_change, setup, teardown),

@@ -387,6 +387,124 @@ cycles_that_stand_still_age(void **state)
 		l.prev_total, 2000); /* where it stood still: recovery is checked against it */
 }
 
+/* An lcore whose loop never ran (total_cycles 0: testpmd before forwarding) is STARTING and
+ * never ages into a stall; once it runs, standing still ages it. */
+static void
+cycles_at_zero_never_stall(void **state)
+{
+	struct events_lcore l = {.id = 1};
+	struct events_lcore_reading r;
+
+	(void)state;
+	events_lcore_cycles(&l, 0, 0, 0, &r);
+	events_lcore_cycles(&l, 0, 0, 5000, &r);
+	assert_int_equal(r.age_us, 0);
+	assert_int_equal(r.state, DTEL_LCORE_STARTING);
+	assert_int_equal(events_lcore_effective(&r, 100000), DTEL_LCORE_STARTING);
+	events_lcore_cycles(&l, 10, 0, 5010, &r);
+	events_lcore_cycles(&l, 10, 0, 5200, &r);
+	assert_int_equal(r.age_us, 190000);
+	assert_int_equal(events_lcore_effective(&r, 100000), DTEL_LCORE_STALLED);
+}
+
+/* The whole cycle of a stall read from cycles: RUNNING, total_cycles stand still for the
+ * threshold (STALLED, one transition, a stall counted, confirmed against where they stood),
+ * they move again (recovered after the time they stood still). */
+static void
+cycles_stall_and_recovery(void **state)
+{
+	const uint64_t stall_us = 100000;
+	struct events_lcore l = {.id = 2};
+	struct events_lcore_reading r;
+	struct events_lcore_tr tr;
+	uint64_t t = 0, total = 1000;
+
+	(void)state;
+	for (; t <= 100; t += 20, total += 1000) {
+		events_lcore_cycles(&l, total, total / 2, t, &r);
+		assert_false(events_lcore_check(&l, &r, stall_us));
+		assert_int_equal(events_lcore_apply(&l, &r, true, t, stall_us, true, &tr), 0);
+	}
+	assert_int_equal(l.state, DTEL_LCORE_RUNNING);
+	total -= 1000; /* the last reading's: from here on they stand still */
+	for (; t < 100 + 100; t += 20) {
+		events_lcore_cycles(&l, total, total / 2, t, &r);
+		assert_false(events_lcore_check(&l, &r, stall_us));
+		events_lcore_apply(&l, &r, true, t, stall_us, true, &tr); /* RUNNING -> IDLE */
+		assert_int_equal(l.state, DTEL_LCORE_IDLE);
+	}
+	events_lcore_cycles(&l, total, total / 2, t, &r); /* 100 ms standing still */
+	assert_int_equal(r.age_us, stall_us);
+	assert_true(events_lcore_check(&l, &r, stall_us));
+	assert_int_equal(l.total, total); /* a second query must still find it here */
+	assert_int_equal(events_lcore_apply(&l, &r, true, t, stall_us, true, &tr), 1);
+	assert_int_equal(tr.kind, EVENTS_TR_LCORE);
+	assert_int_equal(tr.old, DTEL_LCORE_IDLE);
+	assert_int_equal(l.state, DTEL_LCORE_STALLED);
+	assert_int_equal(l.stalls, 1);
+	t += 20;
+	events_lcore_cycles(&l, total, total / 2, t, &r);
+	assert_int_equal(events_lcore_apply(&l, &r, true, t, stall_us, true, &tr), 0);
+	t += 20;
+	events_lcore_cycles(&l, total + 7, total / 2 + 7, t, &r);
+	assert_true(events_lcore_check(&l, &r, stall_us));
+	assert_int_equal(l.prev_total, total); /* recovery is checked against it */
+	assert_int_equal(events_lcore_apply(&l, &r, true, t, stall_us, true, &tr), 1);
+	assert_int_equal(tr.old, DTEL_LCORE_STALLED);
+	assert_int_equal(tr.lasted_ms, 40);
+	assert_int_equal(l.state, DTEL_LCORE_RUNNING);
+	assert_int_equal(l.stalls, 1);
+}
+
+/* A stall that the second query contradicts is discarded, and counts no stall. */
+static void
+cycles_stall_discarded(void **state)
+{
+	struct events_lcore l = {.id = 1};
+	struct events_lcore_reading r;
+	struct events_lcore_tr tr;
+
+	(void)state;
+	events_lcore_cycles(&l, 100, 0, 0, &r);
+	events_lcore_apply(&l, &r, true, 0, 100000, true, &tr);
+	events_lcore_cycles(&l, 100, 0, 150, &r);
+	assert_true(events_lcore_check(&l, &r, 100000));
+	assert_int_equal(events_lcore_apply(&l, &r, false, 150, 100000, true, &tr), 1);
+	assert_int_equal(tr.kind, EVENTS_TR_LCORE_DISCARDED);
+	assert_int_equal(l.state, DTEL_LCORE_IDLE);
+	assert_int_equal(l.stalls, 0);
+}
+
+/* Busy percent: 100 × Δbusy / Δtotal over windows of a second or more. */
+static void
+cycles_busy_percent(void **state)
+{
+	struct events_lcore l = {.id = 1};
+	struct events_lcore_reading r;
+
+	(void)state;
+	events_lcore_cycles(&l, 1000, 100, 0, &r);
+	assert_false(l.have_busy_pct);
+	events_lcore_cycles(&l, 2000, 350, 500, &r);
+	assert_false(l.have_busy_pct); /* half a window */
+	events_lcore_cycles(&l, 5000, 1100, 1000, &r);
+	assert_true(l.have_busy_pct);
+	assert_true(l.busy_pct > 24.99 && l.busy_pct < 25.01); /* 1000 of 4000 */
+	events_lcore_cycles(&l, 9000, 5100, 2000, &r);
+	assert_true(l.busy_pct > 99.99 && l.busy_pct <= 100);
+	/* Standing still over a window (a stalled lcore): no work, 0 %. */
+	events_lcore_cycles(&l, 9000, 5100, 2500, &r);
+	assert_true(l.busy_pct > 99.99); /* half a window */
+	events_lcore_cycles(&l, 9000, 5100, 3500, &r);
+	assert_true(l.busy_pct == 0);
+	/* Counters that went back (a restart) start a new window. */
+	events_lcore_cycles(&l, 10, 0, 3600, &r);
+	assert_false(l.have_busy_pct);
+	events_lcore_cycles(&l, 1010, 0, 4600, &r);
+	assert_true(l.have_busy_pct);
+	assert_true(l.busy_pct == 0);
+}
+
 /* The application -------------------------------------------------------------------------- */
 
 static struct events_instance
@@ -558,6 +676,10 @@ main(void)
 		cmocka_unit_test(contradicted_stall_is_discarded_and_idle_is_no_news),
 		cmocka_unit_test(first_reading_stalled_is_reported_from_starting),
 		cmocka_unit_test(cycles_that_stand_still_age),
+		cmocka_unit_test(cycles_at_zero_never_stall),
+		cmocka_unit_test(cycles_stall_and_recovery),
+		cmocka_unit_test(cycles_stall_discarded),
+		cmocka_unit_test(cycles_busy_percent),
 		cmocka_unit_test(two_refused_polls_are_gone_then_back),
 		cmocka_unit_test(not_sent_counts_for_nothing),
 		cmocka_unit_test(unanswered_polls_of_a_live_process_are_not_responding),

@@ -129,6 +129,7 @@ cmd_list(struct cli_opts *o, int argc, char **argv)
 	}
 	n = cli_discover(o, 0, &list, dir, sizeof(dir));
 	if (n < 0) {
+		dtel_discover_free(list); /* NULL: for the analyzer, which cannot tell */
 		cli_err("cannot read the DPDK runtime dir %s: %s", dir, dtel_strerror(n));
 		return EXIT_ERROR;
 	}

@@ -75,22 +75,25 @@ cli_discover(const struct cli_opts *o, unsigned int flags, struct dtel_socket_in
 	struct dtel_socket_info *all = NULL, *found, *grown;
 	int ndirs = 1, n = 0;
 
+	*ret = NULL;
 	if (o->runtime_dir != NULL)
 		snprintf(dirs[0], sizeof(dirs[0]), "%s", o->runtime_dir);
 	else
 		ndirs = dtel_runtime_dirs(dirs, DTEL_RUNTIME_DIRS_MAX);
 	for (int k = 0; k < ndirs; k++) {
-		int m = dtel_discover(dirs[k], flags, &found);
+		int m;
 
-		if (m == -ENOENT)
-			continue; /* no DPDK application ever ran there */
+		found = NULL;
+		m = dtel_discover(dirs[k], flags, &found);
+		if (m <= 0)
+			dtel_discover_free(found);
+		if (m == -ENOENT || m == 0)
+			continue; /* -ENOENT: no DPDK application ever ran there */
 		if (m < 0) {
 			snprintf(ret_dir, size, "%s", dirs[k]);
 			free(all);
 			return m;
 		}
-		if (m == 0)
-			continue;
 		grown = realloc(all, (size_t)(n + m) * sizeof(*all));
 		if (grown == NULL) {
 			dtel_discover_free(found);
@@ -134,13 +137,13 @@ only_live(const struct cli_opts *o, char *path)
 {
 	struct dtel_socket_info *list = NULL;
 	char names[512] = "", e[CLI_ESCAPED_SIZE(DTEL_PATH_MAX)];
+	char dir[DTEL_PATH_MAX];
 	int n, live = 0, found = -1;
 	size_t len = 0;
 
-	char dir[DTEL_PATH_MAX];
-
 	n = cli_discover(o, DTEL_DISCOVER_PROBE, &list, dir, sizeof(dir));
 	if (n < 0) {
+		dtel_discover_free(list); /* NULL: for the analyzer, which cannot tell */
 		cli_err("cannot read the DPDK runtime dir %s: %s", dir, dtel_strerror(n));
 		return EXIT_ERROR;
 	}

@@ -96,9 +96,26 @@ def default_release():
 
 
 def build_release():
-    """The DPDK the build under test (DTEL_BUILD_DIR) compiled dpdktel-fwd against: meson
-    passes its version and install prefix (tests/integration/meson.build). The forwarder in
-    that build dir finds its DPDK libraries by its rpath (fwd/meson.build)."""
+    """The DPDK the dpdktel-fwd under test was compiled against. By default the forwarder of
+    the build under test (DTEL_BUILD_DIR): meson passes its DPDK's version and install prefix
+    (tests/integration/meson.build). DTEL_FWD_BINARY names another forwarder (scripts/check's
+    build-dpdk-<version>) and DTEL_FWD_DPDK_PREFIX the install prefix of the DPDK it was built
+    against (its libdpdk.pc gives the version). A forwarder finds its DPDK libraries by its
+    rpath (fwd/meson.build)."""
+    prefix = os.environ.get('DTEL_FWD_DPDK_PREFIX')
+    if os.environ.get('DTEL_FWD_BINARY') and not prefix:
+        raise Fatal('DTEL_FWD_BINARY is set but DTEL_FWD_DPDK_PREFIX is not: set it to the '
+                    'install prefix of the DPDK that forwarder was built against')
+    if prefix:
+        pc = os.path.join(prefix, 'lib', 'pkgconfig', 'libdpdk.pc')
+        try:
+            with open(pc) as f:
+                version = next(l.split(':', 1)[1].strip() for l in f
+                               if l.startswith('Version:'))
+        except (OSError, StopIteration):
+            raise Fatal(f"DTEL_FWD_DPDK_PREFIX='{prefix}': no Version in {pc} "
+                        '(expected a DPDK install prefix made by scripts/dpdk-build)') from None
+        return Release(version, prefix)
     prefix = os.environ.get('DTEL_DPDK_PREFIX', '/usr')
     version = os.environ.get('DTEL_DPDK_VERSION', SYSTEM.version)
     return Release(version, None if prefix == '/usr' else prefix)

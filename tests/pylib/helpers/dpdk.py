@@ -121,6 +121,25 @@ def build_release():
     return Release(version, None if prefix == '/usr' else prefix)
 
 
+def max_ethports(release):
+    """RTE_MAX_ETHPORTS of release's build: 32 in Debian's 22.11, 64 in scripts/dpdk-build's."""
+    if release.prefix:
+        headers = [os.path.join(release.prefix, 'include', 'rte_build_config.h')]
+    else:
+        headers = (glob.glob('/usr/include/*/dpdk/rte_build_config.h') +
+                   ['/usr/include/dpdk/rte_build_config.h'])
+    for h in headers:
+        try:
+            with open(h) as f:
+                for line in f:
+                    words = line.split()
+                    if words[:2] == ['#define', 'RTE_MAX_ETHPORTS']:
+                        return int(words[2])
+        except FileNotFoundError:
+            continue
+    raise Fatal(f'{release!r}: no RTE_MAX_ETHPORTS in {", ".join(headers)}')
+
+
 def unique_prefix(tag='t'):
     """A short, unique file prefix (socket paths must stay under 108 bytes)."""
     return f'dt{tag}{os.getpid() % 100000}x{next(_counter)}'
@@ -278,11 +297,17 @@ def fwd(binary, prefix=None, nports=2, lcores='0,1', vdevs=None, eal_extra=(), a
         **kw):
     """dpdktel-fwd between nports net_null ports (or the given vdevs).
 
-    lcores is passed as -l, unless eal_extra holds its own --lcores."""
+    lcores is passed as -l, unless eal_extra holds its own --lcores; -m in eal_extra replaces
+    the -m 1024 of EAL_COMMON."""
     prefix = prefix or unique_prefix('f')
     vdevs = vdevs or [f'net_null{i}' for i in range(nports)]
     lcore_args = [] if any(str(a).startswith('--lcores') for a in eal_extra) else ['-l', lcores]
-    argv = ([binary] + lcore_args + EAL_COMMON + list(eal_extra) +
+    eal = list(EAL_COMMON)
+    if '-m' in eal_extra:
+        # Its own -m replaces ours: EAL from 25.11 (argparse) refuses an option given twice.
+        i = eal.index('-m')
+        del eal[i:i + 2]
+    argv = ([binary] + lcore_args + eal + list(eal_extra) +
             [f'--vdev={v}' for v in vdevs] + [f'--file-prefix={prefix}', '--'] + list(app_args))
     kw.setdefault('ready', fwd_ready)
     return DpdkApp(argv, prefix, name='dpdktel-fwd', keep_stdin=False, **kw)

@@ -2,7 +2,9 @@
 
 A forwarder killed and restarted 20 times, fake telemetry servers that misbehave in each
 way of helpers/fakedpdk.MODES next to a healthy forwarder, the 10-client cap, and a socket,
-runtime dir or permission that goes away under a running collectd. Each case has its own
+runtime dir or permission that goes away under a running collectd. The cap and the socket
+removed under a live connection are the telemetry library's: those also run against testpmd
+of every DPDK release of the matrix (dpdk_release: test ids end in [25.11]). Each case has its own
 processes and dirs, waits on conditions with deadlines, and ends what it started by PID.
 Results are recorded in docs/reliability.md.
 """
@@ -219,54 +221,73 @@ def test_misbehaving_server(build_dir, source_dir, healthy, tmpdir_ro, mode):
 CAP_LINE = 'already serves the 10 telemetry clients DPDK allows'
 
 
-def test_client_cap_filled_by_others(build_dir, source_dir, fwd_bin):
-    app = dpdk.fwd(fwd_bin, app_args=['--idle-sleep-us', '100'])
+def client_cap(build_dir, source_dir, app, lcores=True):
+    """Ten other clients hold every slot of app's telemetry: both plugins say why, publish
+    up 0 and nothing else, and collect again by themselves once a slot frees."""
     others = []
-    with app:
-        try:
-            for _ in range(10):
-                s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-                s.settimeout(2)
-                s.connect(app.socket)
-                assert s.recv(4096), 'no greeting: fewer than 10 slots'
-                others.append(s)
-            with Collectd(build_dir, source_dir, both_config({'f': app.socket}),
-                          interval=INTERVAL, ours=BOTH) as cd:
-                for plugin in BOTH:
-                    wait_until(lambda: [l for l in ours_logged(cd, 'f')
-                                        if f'{plugin} plugin' in l and CAP_LINE in l], 10,
-                               f'{plugin}: the 10-client message')
-                    cd.wait_value(f'{plugin}-f/up', lambda r: r[1] == [0], what=f'{plugin} up 0')
-                cd.wait_value('dpdktel_stats-f/up', lambda r: len(cd.csv(
-                    'dpdktel_stats-f/up')) >= 4, what='4 reads while the cap is full')
-                assert not [i for i in cd.listval() if '-f.' in i], cd.listval()
-                # A slot frees: collection comes back by itself.
-                others.pop().close()
-                freed = time.time()
-                for plugin in BOTH:
-                    cd.wait_value(f'{plugin}-f/up', lambda r: r[1] == [1] and r[0] > freed,
-                                  timeout=10, what=f'{plugin} up 1 after a slot freed')
-                cd.wait_value('dpdktel_stats-f.port0/if_packets', lambda r: r[0] > freed)
+    try:
+        for _ in range(10):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            s.settimeout(2)
+            s.connect(app.socket)
+            assert s.recv(4096), 'no greeting: fewer than 10 slots'
+            others.append(s)
+        with Collectd(build_dir, source_dir, both_config({'f': app.socket}),
+                      interval=INTERVAL, ours=BOTH) as cd:
+            for plugin in BOTH:
+                wait_until(lambda: [l for l in ours_logged(cd, 'f')
+                                    if f'{plugin} plugin' in l and CAP_LINE in l], 10,
+                           f'{plugin}: the 10-client message')
+                cd.wait_value(f'{plugin}-f/up', lambda r: r[1] == [0], what=f'{plugin} up 0')
+            cd.wait_value('dpdktel_stats-f/up', lambda r: len(cd.csv(
+                'dpdktel_stats-f/up')) >= 4, what='4 reads while the cap is full')
+            assert not [i for i in cd.listval() if '-f.' in i], cd.listval()
+            # A slot frees: collection comes back by itself.
+            others.pop().close()
+            freed = time.time()
+            for plugin in BOTH:
+                cd.wait_value(f'{plugin}-f/up', lambda r: r[1] == [1] and r[0] > freed,
+                              timeout=10, what=f'{plugin} up 1 after a slot freed')
+            cd.wait_value('dpdktel_stats-f.port0/if_packets', lambda r: r[0] > freed)
+            if lcores:
                 cd.wait_value('dpdktel_events-f.lcore1/lcore_state', lambda r: r[0] > freed)
-                # One line when it could not connect, one when it could again, per plugin.
-                for plugin in BOTH:
-                    lines = [l for l in cd.log().splitlines() if f'{plugin} plugin' in l and
-                             "'f'" in l and ('[warning]' in l or 'answers again' in l)]
-                    assert len(lines) == 2 and CAP_LINE in lines[0], lines
-                    assert 'answers again' in lines[1], lines
-                assert cd.running()
-        finally:
-            for s in others:
-                s.close()
+            cd.wait_value('dpdktel_events-f.port0/link_status',
+                          lambda r: r[1] == [1] and r[0] > freed)
+            # One line when it could not connect, one when it could again, per plugin.
+            for plugin in BOTH:
+                lines = [l for l in cd.log().splitlines() if f'{plugin} plugin' in l and
+                         "'f'" in l and ('[warning]' in l or 'answers again' in l)]
+                assert len(lines) == 2 and CAP_LINE in lines[0], lines
+                assert 'answers again' in lines[1], lines
+            assert cd.running()
+    finally:
+        for s in others:
+            s.close()
+
+
+def test_client_cap_filled_by_others(build_dir, source_dir, fwd_bin):
+    with dpdk.fwd(fwd_bin, app_args=['--idle-sleep-us', '100']) as app:
+        client_cap(build_dir, source_dir, app)
+
+
+@pytest.fixture(scope='module')
+def release_testpmd(dpdk_release):
+    """testpmd of each DPDK release, once per release: the cap and the socket are the
+    telemetry library's, which each release builds into the application."""
+    with dpdk.testpmd(nports=2, release=dpdk_release) as app:
+        yield app
+
+
+def test_client_cap_testpmd(build_dir, source_dir, release_testpmd):
+    client_cap(build_dir, source_dir, release_testpmd, lcores=False)
 
 
 # ---- the socket, its dir, under a running collectd ---------------------------------------
 
-def test_socket_removed_under_a_live_connection(build_dir, source_dir, fwd_bin):
-    """The connection outlives the socket file: reading goes on; a restart makes a new one."""
-    app = dpdk.fwd(fwd_bin, app_args=['--idle-sleep-us', '100'])
-    with app, Collectd(build_dir, source_dir, both_config({'f': app.socket}),
-                       interval=INTERVAL, ours=BOTH) as cd:
+def socket_removed(build_dir, source_dir, app):
+    """The connection outlives the socket file: reading goes on."""
+    with Collectd(build_dir, source_dir, both_config({'f': app.socket}),
+                  interval=INTERVAL, ours=BOTH) as cd:
         wait_up(cd, 'f')
         os.unlink(app.socket)
         gone = time.time()
@@ -276,6 +297,17 @@ def test_socket_removed_under_a_live_connection(build_dir, source_dir, fwd_bin):
             assert all(r[1] == [1] for r in cd.csv(f'{plugin}-f/up') if r[0] > gone)
         assert not ours_logged(cd, 'f')
         assert not messages(cd, 'dpdktel_events')
+
+
+def test_socket_removed_under_a_live_connection(build_dir, source_dir, fwd_bin):
+    with dpdk.fwd(fwd_bin, app_args=['--idle-sleep-us', '100']) as app:
+        socket_removed(build_dir, source_dir, app)
+
+
+def test_socket_removed_testpmd(build_dir, source_dir, dpdk_release):
+    # Its own testpmd: the module's one keeps its socket.
+    with dpdk.testpmd(nports=2, release=dpdk_release) as app:
+        socket_removed(build_dir, source_dir, app)
 
 
 def wait_up(cd, name):

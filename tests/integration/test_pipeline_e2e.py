@@ -5,6 +5,10 @@ A link taken down fires DpdkLinkDown and clears when it comes back, an injected 
 DpdkLcoreStalled and clears, a killed forwarder fires DpdkInstanceDown; while alerts fire,
 every dashboard query returns data, and every metric the dashboards and rules use is in
 docs/metrics.md and in the live scrape.
+
+It runs with the forwarder of the build under test (DPDK 22.11), and scripts/check runs it
+again with DTEL_FWD_BINARY / DTEL_FWD_DPDK_PREFIX naming dpdktel-fwd built against DPDK 25.11
+(the plugins stay the main build's).
 """
 import json
 import os
@@ -14,7 +18,7 @@ import time
 
 import yaml
 
-from helpers import dpdk, metricsdoc, promql
+from helpers import dpdk, metricsdoc, promql, telemetry
 from helpers.collectd import Collectd
 from helpers.dashboards import DASHBOARDS, dashboard_queries, only
 from helpers.pipeline import Traffic, collectd_config
@@ -57,6 +61,11 @@ def test_pipeline(build_dir, source_dir, fwd_bin):
     wp_port = free_port()
     traffic = None
     with app:
+        # The forwarder is the one of the release under test (scripts/check runs this file
+        # again with DTEL_FWD_BINARY from build-dpdk-25.11.2): its greeting says so.
+        release = dpdk.build_release()
+        with telemetry.Client(app.socket) as c:
+            assert c.greeting['version'] == f'DPDK {release.version}', (c.greeting, release)
         t_start = time.time()
         traffic = Traffic(ifaces[0])
         cd = Collectd(build_dir, source_dir, collectd_config('edge1', app.socket, wp_port), hostname=HOST,

@@ -96,12 +96,48 @@ def default_release():
 
 
 def build_release():
-    """The DPDK the build under test (DTEL_BUILD_DIR) compiled dpdktel-fwd against: meson
-    passes its version and install prefix (tests/integration/meson.build). The forwarder in
-    that build dir finds its DPDK libraries by its rpath (fwd/meson.build)."""
+    """The DPDK the dpdktel-fwd under test was compiled against. By default the forwarder of
+    the build under test (DTEL_BUILD_DIR): meson passes its DPDK's version and install prefix
+    (tests/integration/meson.build). DTEL_FWD_BINARY names another forwarder (scripts/check's
+    build-dpdk-<version>) and DTEL_FWD_DPDK_PREFIX the install prefix of the DPDK it was built
+    against (its libdpdk.pc gives the version). A forwarder finds its DPDK libraries by its
+    rpath (fwd/meson.build)."""
+    prefix = os.environ.get('DTEL_FWD_DPDK_PREFIX')
+    if os.environ.get('DTEL_FWD_BINARY') and not prefix:
+        raise Fatal('DTEL_FWD_BINARY is set but DTEL_FWD_DPDK_PREFIX is not: set it to the '
+                    'install prefix of the DPDK that forwarder was built against')
+    if prefix:
+        pc = os.path.join(prefix, 'lib', 'pkgconfig', 'libdpdk.pc')
+        try:
+            with open(pc) as f:
+                version = next(l.split(':', 1)[1].strip() for l in f
+                               if l.startswith('Version:'))
+        except (OSError, StopIteration):
+            raise Fatal(f"DTEL_FWD_DPDK_PREFIX='{prefix}': no Version in {pc} "
+                        '(expected a DPDK install prefix made by scripts/dpdk-build)') from None
+        return Release(version, prefix)
     prefix = os.environ.get('DTEL_DPDK_PREFIX', '/usr')
     version = os.environ.get('DTEL_DPDK_VERSION', SYSTEM.version)
     return Release(version, None if prefix == '/usr' else prefix)
+
+
+def max_ethports(release):
+    """RTE_MAX_ETHPORTS of release's build: 32 in Debian's 22.11, 64 in scripts/dpdk-build's."""
+    if release.prefix:
+        headers = [os.path.join(release.prefix, 'include', 'rte_build_config.h')]
+    else:
+        headers = (glob.glob('/usr/include/*/dpdk/rte_build_config.h') +
+                   ['/usr/include/dpdk/rte_build_config.h'])
+    for h in headers:
+        try:
+            with open(h) as f:
+                for line in f:
+                    words = line.split()
+                    if words[:2] == ['#define', 'RTE_MAX_ETHPORTS']:
+                        return int(words[2])
+        except FileNotFoundError:
+            continue
+    raise Fatal(f'{release!r}: no RTE_MAX_ETHPORTS in {", ".join(headers)}')
 
 
 def unique_prefix(tag='t'):
@@ -261,11 +297,17 @@ def fwd(binary, prefix=None, nports=2, lcores='0,1', vdevs=None, eal_extra=(), a
         **kw):
     """dpdktel-fwd between nports net_null ports (or the given vdevs).
 
-    lcores is passed as -l, unless eal_extra holds its own --lcores."""
+    lcores is passed as -l, unless eal_extra holds its own --lcores; -m in eal_extra replaces
+    the -m 1024 of EAL_COMMON."""
     prefix = prefix or unique_prefix('f')
     vdevs = vdevs or [f'net_null{i}' for i in range(nports)]
     lcore_args = [] if any(str(a).startswith('--lcores') for a in eal_extra) else ['-l', lcores]
-    argv = ([binary] + lcore_args + EAL_COMMON + list(eal_extra) +
+    eal = list(EAL_COMMON)
+    if '-m' in eal_extra:
+        # Its own -m replaces ours: EAL from 25.11 (argparse) refuses an option given twice.
+        i = eal.index('-m')
+        del eal[i:i + 2]
+    argv = ([binary] + lcore_args + eal + list(eal_extra) +
             [f'--vdev={v}' for v in vdevs] + [f'--file-prefix={prefix}', '--'] + list(app_args))
     kw.setdefault('ready', fwd_ready)
     return DpdkApp(argv, prefix, name='dpdktel-fwd', keep_stdin=False, **kw)

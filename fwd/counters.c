@@ -35,12 +35,15 @@ fwd_snap_lcore(const struct fwd_ctx *ctx, unsigned int wi, uint64_t now, struct 
 {
 	const struct fwd_worker *w = &ctx->workers[wi];
 	const struct fwd_health *h = &ctx->health[wi];
+	uint64_t last;
 
 	memset(s, 0, sizeof(*s));
 	s->lcore_id = w->lcore_id;
 	s->state = __atomic_load_n(&h->state, __ATOMIC_RELAXED);
 	s->heartbeat = load_u64(&w->heartbeat);
-	s->heartbeat_age_us = fwd_tsc_to_us(fwd_age(now, load_u64(&w->last_tsc)), ctx->tsc_hz);
+	last = load_u64(&w->last_tsc);
+	/* 0 until fwd_lcores_launch(): telemetry may answer before it (the lcore is STARTING). */
+	s->heartbeat_age_us = last == 0 ? 0 : fwd_tsc_to_us(fwd_age(now, last), ctx->tsc_hz);
 	s->stalls = load_u64(&h->stalls);
 	s->last_change_age_ms =
 		fwd_tsc_to_ms(fwd_age(now, load_u64(&h->last_change_tsc)), ctx->tsc_hz);

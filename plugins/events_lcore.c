@@ -17,6 +17,10 @@ events_lcore_effective(const struct events_lcore_reading *r, uint64_t stall_us)
 {
 	if (r->state == DTEL_LCORE_EXITED)
 		return DTEL_LCORE_EXITED;
+	/* Not launched yet: no loop to be late for (a forwarder answering before its launch
+	 * reported the time since boot as the age). */
+	if (r->state == DTEL_LCORE_STARTING)
+		return DTEL_LCORE_STARTING;
 	if (r->age_us >= stall_us)
 		return DTEL_LCORE_STALLED;
 	/* The heartbeat is back although the application has not reclassified yet. */

@@ -407,6 +407,23 @@ cycles_at_zero_never_stall(void **state)
 	assert_int_equal(events_lcore_effective(&r, 100000), DTEL_LCORE_STALLED);
 }
 
+/* A forwarder asked before it launched its lcores reported STARTING with the time since boot
+ * as heartbeat age (13 hours, seen in a restart test): not a stall. */
+static void
+starting_lcore_is_not_aged(void **state)
+{
+	struct events_lcore l = {.id = 1};
+	struct events_lcore_reading r = {
+		.state = DTEL_LCORE_STARTING, .age_us = 49475006ull * 1000};
+	struct events_lcore_tr tr;
+
+	(void)state;
+	assert_int_equal(events_lcore_effective(&r, 100000), DTEL_LCORE_STARTING);
+	assert_int_equal(events_lcore_apply(&l, &r, true, 0, 100000, true, &tr), 0);
+	assert_false(events_lcore_check(&l, &r, 100000));
+	assert_int_equal(l.state, DTEL_LCORE_STARTING);
+}
+
 /* The whole cycle of a stall read from cycles: RUNNING, total_cycles stand still for the
  * threshold (STALLED, one transition, a stall counted, confirmed against where they stood),
  * they move again (recovered after the time they stood still). */
@@ -660,6 +677,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(starting_lcore_is_not_aged),
 		cmocka_unit_test(first_reading_up_is_no_news),
 		cmocka_unit_test(first_reading_down_is_checked_then_reported_once),
 		cmocka_unit_test(link_goes_down_then_up),

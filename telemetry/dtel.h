@@ -513,6 +513,17 @@ int dtel_parse_id_list(const char *s, uint64_t *bitmap, unsigned int nbits, size
  */
 int dtel_format_id_list(const uint64_t *bitmap, unsigned int nbits, char *buf, size_t size);
 
+/* ------------------------------------------------------------------------------------------
+ * Version
+ */
+
+/**
+ * The version of the loaded libdpdktel, as in the project's meson.build ("0.1.0"): the same
+ * string the dpdktel CLI (--version), the plugins (logged at init) and the packages report.
+ * A static string, never NULL.
+ */
+const char *dtel_version(void);
+
 #ifdef __cplusplus
 }
 #endif

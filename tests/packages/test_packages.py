@@ -107,7 +107,8 @@ def package_files():
     files = []
     for p in PACKAGES:
         for path in run(['dpkg-query', '-L', p]).splitlines():
-            if os.path.islink(path) or os.path.isfile(path):
+            # Not directories, nor symlinks to them (/lib is one on a merged-/usr system).
+            if os.path.lexists(path) and not os.path.isdir(path):
                 files.append(path)
     return files
 

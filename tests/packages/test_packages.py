@@ -144,6 +144,7 @@ def test_packages_build_install_run_purge(source_dir):
         changes = glob.glob(os.path.join(out, f'dpdktel_{version}_*.changes'))
         lint = subprocess.run(['lintian', '--pedantic', '--no-tag-display-limit'] + changes,
                               capture_output=True, text=True, timeout=600)
+        assert lint.returncode == 0 and changes, f'lintian failed:\n{lint.stdout}{lint.stderr}'
         bad = [l for l in lint.stdout.splitlines() if l[:2] in ('E:', 'W:')]
         assert not bad, 'lintian:\n' + lint.stdout
 

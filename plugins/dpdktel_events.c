@@ -1508,6 +1508,7 @@ check_poll(const struct dtp_conf *c)
 static int
 events_init(void)
 {
+	LOG(LOG_INFO, "dpdktel %s (libdpdktel %s)", DPDKTEL_VERSION, dtel_version());
 	if (dtp_conf_init(&conf, CONF_ARGS) < 0)
 		return -1;
 	if (dtp_conf_validate(&conf) < 0 || check_poll(&conf) < 0) {

@@ -979,6 +979,7 @@ static const char *const types[] = {"if_packets", "if_octets", "if_errors", "if_
 static int
 stats_init(void)
 {
+	LOG(LOG_INFO, "dpdktel %s (libdpdktel %s)", DPDKTEL_VERSION, dtel_version());
 	/* <LoadPlugin> without a <Plugin> block: discover with the defaults. */
 	if (dtp_conf_init(&conf, CONF_ARGS) < 0)
 		return -1;

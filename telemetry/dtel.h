@@ -567,6 +567,17 @@ int dtel_parse_eal_lcore_usage(const struct dtel_reply *reply, struct dtel_eal_l
 /** Free the entries of @u and zero it. Accepts NULL. */
 void dtel_eal_lcore_usage_clear(struct dtel_eal_lcore_usage *u);
 
+/* ------------------------------------------------------------------------------------------
+ * Version
+ */
+
+/**
+ * The version of the loaded libdpdktel, as in the project's meson.build ("0.1.0"): the same
+ * string the dpdktel CLI (--version), the plugins (logged at init) and the packages report.
+ * A static string, never NULL.
+ */
+const char *dtel_version(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -82,7 +82,7 @@ main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case 'V':
-			printf("dpdktel %s\n", DPDKTEL_VERSION);
+			printf("dpdktel %s (libdpdktel %s)\n", DPDKTEL_VERSION, dtel_version());
 			return 0;
 		default:
 			usage(stderr);

@@ -766,7 +766,8 @@ oversized_reply_logged_once(void **state)
 	assert_int_equal(fc_logs_matching("sent a reply to /ethdev/list larger than the 16384 "
 					  "bytes of max_output_len"),
 		1);
-	assert_int_equal(fc_logs_matching("dpdktel_stats plugin: "), 2); /* + "collecting" */
+	assert_int_equal(
+		fc_logs_matching("dpdktel_stats plugin: "), 3); /* + version, "collecting" */
 }
 
 static void

@@ -14,7 +14,9 @@ whole test takes about a minute and a half; the rules keep their `for:` (20 s, 3
   group_interval, while the same alerts of another application are.
 """
 import os
+import shutil
 import subprocess
+import tempfile
 import time
 
 from helpers import dpdk
@@ -133,3 +135,80 @@ def test_link_down_paged_once_instance_down_hides_its_ports(build_dir, source_di
                     assert len(notifications_with(hook, PAGER, 'firing', **port)) == 1
         finally:
             cd.cleanup()
+
+
+def test_collectd_routes_link_down_failure_to_a_command(build_dir, source_dir, fwd_bin):
+    """docs/examples/dpdktel-notify.conf with docs/examples/dpdktel-notify, as shipped: only
+    the paths of the script and of the page command are replaced (the page command records
+    when it ran and with what). Real collectd runs it as nobody through the exec plugin."""
+    examples = os.path.join(source_dir, 'docs', 'examples')
+    work = tempfile.mkdtemp(prefix='dtel-notify-')
+    try:
+        os.chmod(work, 0o755)
+        out = os.path.join(work, 'pages')
+        os.mkdir(out)
+        os.chmod(out, 0o777)  # the page command runs as nobody
+        script = os.path.join(work, 'dpdktel-notify')
+        shutil.copy(os.path.join(examples, 'dpdktel-notify'), script)
+        page = os.path.join(work, 'page-oncall')
+        with open(page, 'w') as f:
+            f.write('#!/bin/sh\n'
+                    f'f={out}/$(date +%s%N)-$$\n'
+                    '{ date +%s.%N; echo "$DTEL_TIME"; echo "$*"; } >"$f.tmp" && '
+                    'mv "$f.tmp" "$f"\n')
+        os.chmod(script, 0o755)
+        os.chmod(page, 0o755)
+        with open(os.path.join(examples, 'dpdktel-notify.conf')) as f:
+            conf = f.read()
+        assert '"/usr/local/bin/dpdktel-notify"' in conf and '/usr/local/bin/page-oncall' in conf
+        conf = conf.replace('/usr/local/bin/dpdktel-notify', script).replace(
+            '/usr/local/bin/page-oncall', page)
+
+        def pages():
+            got = []
+            for name in sorted(os.listdir(out)):
+                if not name.endswith('.tmp'):
+                    with open(os.path.join(out, name)) as f:
+                        ran, when, args = f.read().split('\n')[:3]
+                    got.append((float(ran), float(when), args))
+            return got
+
+        tag = os.getpid() % 10000
+        ifaces = [f'dtn{tag}a', f'dtn{tag}b']
+        app = dpdk.fwd(fwd_bin, vdevs=[f'net_tap{i},iface={n}' for i, n in enumerate(ifaces)],
+                       app_args=['--idle-sleep-us', '100'])
+        with app:
+            block = f'  <Instance "{INSTANCE}">\n    SocketPath "{app.socket}"\n  </Instance>\n'
+            cd = Collectd(build_dir, source_dir,
+                          f'LoadPlugin dpdktel_events\n<Plugin dpdktel_events>\n{block}'
+                          f'</Plugin>\n' + conf, hostname=HOST, ours=('dpdktel_events',),
+                          system_plugins=('exec',))
+            try:
+                cd.start()
+                cd.wait_value(f'dpdktel_events-{INSTANCE}.port1/link_status',
+                              lambda row: row[1] == [1.0], 30, 'port 1 up in collectd')
+                t_down = time.time()
+                subprocess.run(['ip', 'link', 'set', 'dev', ifaces[1], 'down'], check=True)
+                want = f'FAILURE {INSTANCE}.port1 on {HOST}: Link down on {INSTANCE} port 1 (net_tap1)'
+                (ran, when, args), = wait_until(
+                    lambda: [p for p in pages() if p[2] == want], 10,
+                    f'the page command run with {want!r}', interval=0.005)
+                # Within a second of the notification (its own time), and of the port going down.
+                assert ran - when < 1.0, (ran, when)
+                assert ran - t_down < 1.0, (ran, t_down)
+                print(f'page command ran {ran - when:.3f} s after the notification, '
+                      f'{ran - t_down:.3f} s after ip link set down')
+                subprocess.run(['ip', 'link', 'set', 'dev', ifaces[1], 'up'], check=True)
+                resolved = wait_until(
+                    lambda: [p for p in pages() if p[2].startswith(
+                        f'--resolve OKAY {INSTANCE}.port1 on {HOST}: Link up on {INSTANCE} port 1')],
+                    10, 'the OKAY to the page command with --resolve')
+                assert len(resolved) == 1
+                # The link down paged once; nothing else paged (the INFO and value traffic
+                # of the plugins reaches no command).
+                assert [p[2] for p in pages()] == [want, resolved[0][2]], pages()
+                assert 'Cowardly refusing' not in cd.log()
+            finally:
+                cd.cleanup()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

@@ -39,12 +39,13 @@ def load_example(path=CONFIG):
 
 def delivery_config(webhook_url, group_wait='1s', group_interval='2s', path=CONFIG):
     """The example config with every receiver a webhook to webhook_url (the receiver's name
-    appended as a path, so the test sees which receiver got what) and short timings."""
+    appended as a path, so the test sees which receiver got what) and short timings (None:
+    the example's own)."""
     doc = copy.deepcopy(load_example(path))
 
     def shorten(route):
         for key, value in (('group_wait', group_wait), ('group_interval', group_interval)):
-            if key in route:
+            if key in route and value is not None:
                 route[key] = value
         for r in route.get('routes', []):
             shorten(r)

@@ -8,10 +8,12 @@ whole test takes about a minute and a half; the rules keep their `for:` (20 s, 3
 
 - A tap port taken down: exactly one firing DpdkLinkDown is paged (and mailed), with the
   port's labels and an actionable summary; after link up, exactly one resolved.
-- The forwarder killed: DpdkInstanceDown is paged; after it has been delivered, the
-  link-down and lcore-stall alerts of that instance (as a rule of your own would send them,
-  with the labels the real alerts carry) are inhibited and not delivered within a
-  group_interval, while the same alerts of another application are.
+- The forwarder killed while port 0 is down and paged: DpdkInstanceDown is paged, and port
+  0's DpdkLinkDown, which the rules drop at once, is not reported resolved (inhibited).
+  After DpdkInstanceDown has been delivered, link-down and lcore-stall alerts of that
+  instance (as a rule of your own would send them, with the labels the real alerts carry)
+  are inhibited and not delivered within a group_interval, while the same alerts of another
+  application are.
 """
 import os
 import shutil
@@ -95,7 +97,15 @@ def test_link_down_paged_once_instance_down_hides_its_ports(build_dir, source_di
                             got = notifications_with(hook, receiver, status, **port)
                             assert len(got) == 1, (receiver, status, hook.received())
 
-                    # The forwarder killed: the application is down, its ports are not.
+                    # Port 0 down and paged, then the forwarder killed with port 0 still down:
+                    # the application is down, its ports are not, and port 0 is not "resolved"
+                    # either (nobody knows its link now). The rules take port 0 out at once,
+                    # DpdkInstanceDown waits for its 30 s: DpdkInstanceUnreachable, firing at
+                    # once and routed nowhere, is what inhibits the resolution meanwhile.
+                    port0 = dict(port, port='0')
+                    subprocess.run(['ip', 'link', 'set', 'dev', ifaces[0], 'down'], check=True)
+                    wait_until(lambda: notifications_with(hook, PAGER, 'firing', **port0), 60,
+                               'DpdkLinkDown of port 0 paged')
                     t_kill = time.monotonic()
                     app.kill9()
                     down = {'alertname': 'DpdkInstanceDown', 'instance': HOST,
@@ -131,8 +141,16 @@ def test_link_down_paged_once_instance_down_hides_its_ports(build_dir, source_di
                     assert {x[3]['alertname'] for x in after_kill} == {'DpdkInstanceDown'}, \
                         after_kill
                     assert t_posted > t_kill
-                    # No new DpdkLinkDown message at all since the link came back.
+                    # No new DpdkLinkDown message at all since the link came back, and port 0
+                    # neither repeated nor resolved.
                     assert len(notifications_with(hook, PAGER, 'firing', **port)) == 1
+                    assert len(notifications_with(hook, PAGER, 'firing', **port0)) == 1
+                    for receiver in (PAGER, MAIL):
+                        assert not notifications_with(hook, receiver, 'resolved', **port0), \
+                            hook.received(receiver)
+                    # DpdkInstanceUnreachable (severity info) reaches no receiver.
+                    assert not [x for x in hook.alerts()
+                                if x[3]['alertname'] == 'DpdkInstanceUnreachable']
         finally:
             cd.cleanup()
 

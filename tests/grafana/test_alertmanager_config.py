@@ -7,6 +7,7 @@ each inhibit rule (the target alert is inhibited by the source and never deliver
 the same alert of another application is: the control that shows the path delivers).
 Timings are shortened (group_wait 1 s, group_interval 2 s); nothing else is changed.
 """
+import datetime
 import time
 
 import pytest
@@ -30,19 +31,24 @@ def alert(name, severity, **labels):
             'annotations': {'summary': f'{name} {labels}'}}
 
 
-def delivered(am, receiver, **labels):
-    return [a for a in am.hook.alerts(receiver) if matches(a[3], labels)]
+def delivered(am, receiver, status=None, **labels):
+    return [a for a in am.hook.alerts(receiver)
+            if matches(a[3], labels) and status in (None, a[2])]
 
 
 def test_example_has_receivers_routes_and_inhibitions():
     doc = load_example()
-    assert {r['name'] for r in doc['receivers']} == {'dpdktel-pager', 'dpdktel-mail'}
+    assert {r['name'] for r in doc['receivers']} == {'dpdktel-pager', 'dpdktel-mail',
+                                                     'dpdktel-none'}
+    none = next(r for r in doc['receivers'] if r['name'] == 'dpdktel-none')
+    assert set(none) == {'name'}  # delivers nothing
     assert doc['route']['group_by'] == ['instance', 'dpdk_instance']
     assert len(doc['inhibit_rules']) == 4
 
 
 def test_critical_pages_and_mails_warning_only_mails(am):
-    am.post([alert('DpdkLinkDown', 'critical', instance='hA', dpdk_instance='e1', port='0'),
+    am.post([alert('DpdkInstanceUnreachable', 'info', instance='hA', dpdk_instance='e9'),
+             alert('DpdkLinkDown', 'critical', instance='hA', dpdk_instance='e1', port='0'),
              alert('DpdkLinkDown', 'critical', instance='hA', dpdk_instance='e1', port='1'),
              alert('DpdkRxNoMbuf', 'warning', instance='hA', dpdk_instance='e2', port='0')])
     wait_until(lambda: len(am.hook.received('dpdktel-pager')) >= 1, 30, 'a page')
@@ -59,11 +65,17 @@ def test_critical_pages_and_mails_warning_only_mails(am):
                'the warning in the mailbox')
     time.sleep(GROUP_INTERVAL + 1)  # one group_interval more, for a stray page
     assert not delivered(am, 'dpdktel-pager', alertname='DpdkRxNoMbuf')
+    # Severity info (DpdkInstanceUnreachable) reaches nobody.
+    assert not delivered(am, None, alertname='DpdkInstanceUnreachable')
 
 
 # (source, target, control): the control is the target's twin that the source does not
 # cover, delivered as the proof that the target would be delivered without the source.
 INHIBITIONS = {
+    'unreachable hides its link down': (
+        alert('DpdkInstanceUnreachable', 'info', instance='hA', dpdk_instance='e1'),
+        alert('DpdkLinkDown', 'critical', instance='hA', dpdk_instance='e1', port='1'),
+        alert('DpdkLinkDown', 'critical', instance='hA', dpdk_instance='e2', port='1')),
     'instance down hides its link down': (
         alert('DpdkInstanceDown', 'critical', instance='hA', dpdk_instance='e1'),
         alert('DpdkLinkDown', 'critical', instance='hA', dpdk_instance='e1', port='1'),
@@ -111,8 +123,28 @@ def test_inhibition(am, case):
         am.alert(**target['labels'])), 10, 'the target inhibited')
     assert got['status']['state'] == 'suppressed'
     wait_until(lambda: delivered(am, None, **control['labels']), 30, 'the control delivered')
-    wait_until(lambda: delivered(am, None, **source['labels']), 30, 'the source delivered')
+    if source['labels']['severity'] != 'info':  # info goes nowhere
+        wait_until(lambda: delivered(am, None, **source['labels']), 30, 'the source delivered')
     # The control came after the group_wait of the target's group too; one group_interval
     # more for any later message of the target's group.
     time.sleep(GROUP_INTERVAL + 1)  # the window in which it must not come
     assert not delivered(am, None, **target['labels']), am.hook.alerts()
+
+
+def test_unreachable_hides_the_resolution_of_a_paged_link_down(am):
+    """A link down is paged; its application goes: Prometheus resolves the link-down at the
+    evaluation that fires DpdkInstanceUnreachable (the rules' `unless ... up == 0`). The
+    resolution is not delivered while the application is unreachable."""
+    link = alert('DpdkLinkDown', 'critical', instance='hA', dpdk_instance='e1', port='0')
+    am.post([link])
+    wait_until(lambda: len(delivered(am, None, 'firing', **link['labels'])) == 2, 30,
+               'the link down paged and mailed')
+    now = datetime.datetime.now(datetime.timezone.utc)
+    am.post([alert('DpdkInstanceUnreachable', 'info', instance='hA', dpdk_instance='e1'),
+             dict(link, startsAt=(now - datetime.timedelta(minutes=1)).isoformat(),
+                  endsAt=now.isoformat())])
+    wait_until(lambda: am.alert(alertname='DpdkInstanceUnreachable'), 10,
+               'DpdkInstanceUnreachable active')
+    time.sleep(2 * GROUP_INTERVAL + 1)  # two group_intervals, in which no resolution may come
+    assert [a[2] for a in delivered(am, None, **link['labels'])] == ['firing', 'firing'], \
+        am.hook.alerts()

@@ -1,9 +1,11 @@
 """The dpdktel demo: the whole pipeline on this machine, on loopback, until Ctrl-C.
 
 dpdktel-fwd on two net_tap ports with frames flowing in (net_null without /dev/net/tun),
-collectd with dpdktel_stats, dpdktel_events and write_prometheus, and Prometheus with the
-dpdktel scrape job and rules. Every 2 s it prints each port's link, packet and drop rates,
-each lcore's state, the firing alerts (from Prometheus) and the notifications collectd got.
+collectd with dpdktel_stats, dpdktel_events and write_prometheus, Prometheus with the
+dpdktel scrape job and rules, and Alertmanager with grafana/alertmanager/alertmanager.yml
+(its receivers pointed at the demo itself). Every 2 s it prints each port's link, packet and
+drop rates, each lcore's state, the firing alerts (from Prometheus), the notifications
+Alertmanager delivered to each receiver and the notifications collectd got.
 With --scenario it also takes a link down, injects a stall and shows both fire and clear.
 Run through scripts/demo, which bootstraps and builds first.
 """
@@ -19,6 +21,7 @@ SOURCE = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(SOURCE, 'tests', 'pylib'))  # the shared test helpers
 os.environ.setdefault('DTEL_SOURCE_DIR', SOURCE)
 from helpers import dpdk  # noqa: E402
+from helpers.alertmanager import Alertmanager, Webhook, send_alerts_to  # noqa: E402
 from helpers.collectd import Collectd  # noqa: E402
 from helpers.pipeline import Traffic, collectd_config  # noqa: E402
 from helpers.process import free_port  # noqa: E402
@@ -58,7 +61,20 @@ def rate(v):
     return f'{v:.0f}'
 
 
-def summary(prom, cd, seen_notes):
+def deliveries(hook, seen):
+    """Lines for what Alertmanager delivered since the last call: receiver, status, alert."""
+    lines = []
+    got = hook.received()
+    for _, receiver, payload in got[seen:]:
+        for a in payload['alerts']:
+            lb = a['labels']
+            where = ' '.join(f'{k}={lb[k]}' for k in ('port', 'lcore') if k in lb)
+            lines.append(f'  delivered to {receiver}: {a["status"].upper()} {lb["alertname"]}'
+                         f'{" " + where if where else ""}: {a["annotations"].get("summary", "")}')
+    return lines, len(got)
+
+
+def summary(prom, cd, seen_notes, hook, seen_deliveries):
     q = prom.query
     link = by(q('collectd_dpdktel_events_link_status{dpdk_instance="demo"}'), 'port')
     # Rates over the last 10 s (the dashboards use the 1-minute recording rules).
@@ -78,11 +94,13 @@ def summary(prom, cd, seen_notes):
                       a['labels'].get('lcore') or '') for a in prom.firing()})
     lines.append('  alerts firing: ' + (', '.join(f'{n} {w}'.strip() for n, w in firing)
                                          if firing else 'none'))
+    delivered, seen_deliveries = deliveries(hook, seen_deliveries)
+    lines += delivered
     notes = cd.notifications()
     for n in notes[seen_notes:]:
         lines.append(f'  notification {n["severity"]}: {n["message"]}')
     print('\n'.join(lines), flush=True)
-    return len(notes)
+    return len(notes), seen_deliveries
 
 
 def scenario_step(t, ifaces, done):
@@ -107,14 +125,22 @@ def run(args):
     cd = Collectd(build, SOURCE, collectd_config('demo', app.socket, wp_port), hostname='demo',
                   ours=('dpdktel_stats', 'dpdktel_events'), system_plugins=('write_prometheus',))
     prom = Prometheus([f'127.0.0.1:{wp_port}'])
+    # The example routing and inhibition as they are (group_wait 10 s for critical alerts,
+    # 1 min for warnings); only the receivers are the demo's webhook, which prints.
+    hook = Webhook().start()
+    am = Alertmanager(hook.url, group_wait=None, group_interval=None)
     try:
         cd.start()
+        am.start()
+        send_alerts_to(prom, am)
         prom.start()
         prom.wait_for_target()
         print(f'demo: dpdktel-fwd pid {app.pid}, telemetry socket {app.socket}')
         print(f'demo: collectd (dpdktel_stats, dpdktel_events) metrics: '
               f'http://127.0.0.1:{wp_port}/metrics')
         print(f'demo: Prometheus with the dpdktel rules: {prom.url}  (alerts: {prom.url}/alerts)')
+        print(f'demo: Alertmanager with grafana/alertmanager/alertmanager.yml: {am.url}  '
+              '(what it delivers to dpdktel-pager and dpdktel-mail is printed below)')
         print(f'demo: dashboards to import into a Grafana of yours: {SOURCE}/grafana/dashboards')
         print(f'demo: try  {build}/telemetry/dpdktel -p {app.prefix} ports')
         if args.scenario:
@@ -122,19 +148,22 @@ def run(args):
                   f'lcore 1 stalls from +{STALL_AT_MS // 1000}s for {STALL_FOR_MS // 1000}s '
                   '(alerts fire after their for: of 20 s)')
         print('demo: Ctrl-C stops everything\n', flush=True)
-        t0, seen, done = time.time(), 0, set()
+        t0, seen, seen_am, done = time.time(), 0, 0, set()
         while args.seconds is None or time.time() - t0 < args.seconds:
             if args.scenario:
                 scenario_step(time.time() - t0, ifaces, done)
-            seen = summary(prom, cd, seen)
+            seen, seen_am = summary(prom, cd, seen, hook, seen_am)
             time.sleep(2)
     finally:
         if traffic:
             traffic.close()
         prom.cleanup()
+        am.cleanup()
+        hook.stop()
         cd.cleanup()
         app.cleanup()
-        print('demo: stopped dpdktel-fwd, collectd and Prometheus and removed their state',
+        print('demo: stopped dpdktel-fwd, collectd, Prometheus and Alertmanager and removed '
+              'their state',
               flush=True)
 
 

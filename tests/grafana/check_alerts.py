@@ -9,7 +9,11 @@
   and name no alert the rules do not have (promtool passes `exp_alerts: []` for a typo).
 
     check_alerts.py --rules grafana/prometheus/dpdktel.rules.yml --docs docs/alerts.md \
-        grafana/prometheus/tests/*.test.yml
+        grafana/prometheus/tests/*.test.yml [--alertmanager grafana/alertmanager/alertmanager.yml]
+
+With --alertmanager, also the example Alertmanager config: every alert name its routes and
+inhibit rules name exists (a misspelt name in an inhibit rule silently hides nothing), and
+every label they match, group or compare on is one the alerts carry.
 """
 import argparse
 import os
@@ -87,13 +91,78 @@ def check(rules_file, docs_file, test_files):
     return errors
 
 
+# The labels a dpdktel alert can carry: the rule's own, and the series' (docs/alerts.md).
+ALERT_LABELS = {'alertname', 'severity', 'job', 'instance', 'dpdk_instance', 'port', 'lcore'}
+MATCHER = re.compile(r'\s*(\w+)\s*(=~|!~|!=|=)\s*"(.*)"\s*$')
+
+
+def alert_names(rules_file):
+    with open(rules_file) as f:
+        rules = yaml.safe_load(f)
+    return {r['alert'] for g in rules['groups'] for r in g['rules'] if 'alert' in r}
+
+
+def check_alertmanager(rules_file, am_file):
+    errors = []
+    alerts = alert_names(rules_file)
+    with open(am_file) as f:
+        doc = yaml.safe_load(f)
+    name = os.path.basename(am_file)
+
+    def matchers(where, items):
+        for m in items or []:
+            mm = MATCHER.match(m)
+            if not mm:
+                errors.append(f'{name} {where}: cannot read matcher {m!r}')
+                continue
+            label, op, value = mm.groups()
+            if label not in ALERT_LABELS:
+                errors.append(f'{name} {where}: label {label!r} is on no dpdktel alert '
+                              f'(expected one of {sorted(ALERT_LABELS)})')
+            if label != 'alertname':
+                continue
+            if op in ('=', '!='):
+                wanted = [value]
+            elif re.fullmatch(r'[A-Za-z]+(\|[A-Za-z]+)*', value):
+                wanted = value.split('|')
+            else:
+                if not any(re.fullmatch(value, a) for a in alerts):
+                    errors.append(f'{name} {where}: alertname{op}"{value}" matches no alert')
+                continue
+            for a in wanted:
+                if a not in alerts:
+                    errors.append(f'{name} {where}: alert {a!r} is not in '
+                                  f'{os.path.basename(rules_file)}')
+
+    def labels(where, names):
+        for label in names or []:
+            if label not in ALERT_LABELS:
+                errors.append(f'{name} {where}: label {label!r} is on no dpdktel alert')
+
+    def route(r, where):
+        matchers(where, r.get('matchers'))
+        labels(f'{where} group_by', r.get('group_by'))
+        for i, sub in enumerate(r.get('routes', [])):
+            route(sub, f'{where}.routes[{i}]')
+    route(doc['route'], 'route')
+    for i, rule in enumerate(doc.get('inhibit_rules', [])):
+        where = f'inhibit_rules[{i}]'
+        matchers(f'{where} source_matchers', rule.get('source_matchers'))
+        matchers(f'{where} target_matchers', rule.get('target_matchers'))
+        labels(f'{where} equal', rule.get('equal'))
+    return errors
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--rules', required=True)
     ap.add_argument('--docs', required=True)
+    ap.add_argument('--alertmanager')
     ap.add_argument('tests', nargs='+')
     args = ap.parse_args()
     errors = check(args.rules, args.docs, args.tests)
+    if args.alertmanager:
+        errors += check_alertmanager(args.rules, args.alertmanager)
     for e in errors:
         print(e)
     print(f'check_alerts: {len(errors)} problems', file=sys.stderr)

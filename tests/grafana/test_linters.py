@@ -26,6 +26,7 @@ ALERTS_DOC = os.path.join(ROOT, 'docs', 'alerts.md')
 RULE_TESTS = os.path.join(ROOT, 'grafana', 'prometheus', 'tests')
 PROVISIONING = os.path.join(ROOT, 'grafana', 'provisioning')
 PROM_CONFIG = os.path.join(ROOT, 'grafana', 'prometheus', 'prometheus.yml')
+AM_CONFIG = os.path.join(ROOT, 'grafana', 'alertmanager', 'alertmanager.yml')
 
 
 def good():
@@ -290,3 +291,46 @@ def test_test_of_a_misspelt_alert(alert_files):
     errors = run_check(alert_files)
     assert errors == ["links.test.yml: test 'a blip (down on two scrapes, under 20 s) stays "
                       "quiet' checks 'DpdkLinkDwn', which the rules do not define"]
+
+
+# -- check_alerts.py --alertmanager ----------------------------------------------------
+
+def check_am(tmp_path, mutate=None):
+    with open(AM_CONFIG) as f:
+        doc = yaml.safe_load(f)
+    if mutate:
+        mutate(doc)
+    path = tmp_path / 'alertmanager.yml'
+    path.write_text(yaml.safe_dump(doc))
+    return check_alerts.check_alertmanager(RULES, str(path))
+
+
+def test_real_alertmanager_config_passes(tmp_path):
+    assert check_am(tmp_path) == []
+
+
+def test_misspelt_alert_in_inhibit_rule(tmp_path):
+    def mutate(doc):
+        doc['inhibit_rules'][0]['target_matchers'] = ['alertname=~"DpdkLinkDown|DpdkLcoreStaled"']
+        doc['inhibit_rules'][1]['source_matchers'] = ['alertname="DpdkLinkFlaping"']
+    errors = check_am(tmp_path, mutate)
+    assert len(errors) == 2, errors
+    assert "'DpdkLcoreStaled' is not in" in errors[0]
+    assert "'DpdkLinkFlaping' is not in" in errors[1]
+
+
+def test_regex_matching_no_alert(tmp_path):
+    def mutate(doc):
+        doc['inhibit_rules'][2]['target_matchers'] = ['alertname=~"DPDK.+"']
+    errors = check_am(tmp_path, mutate)
+    assert len(errors) == 1 and 'matches no alert' in errors[0], errors
+
+
+def test_label_no_alert_carries(tmp_path):
+    def mutate(doc):
+        doc['route']['group_by'] = ['host', 'dpdk_instance']
+        doc['inhibit_rules'][1]['equal'] = ['instance', 'dpdk_instance', 'port_id']
+        doc['route']['routes'][0]['matchers'] = ['sev="critical"']
+    errors = check_am(tmp_path, mutate)
+    assert len(errors) == 3, errors
+    assert all('is on no dpdktel alert' in e for e in errors)

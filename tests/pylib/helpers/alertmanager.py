@@ -15,7 +15,6 @@ import datetime
 import http.server
 import json
 import os
-import subprocess
 import tempfile
 import threading
 import time
@@ -23,8 +22,7 @@ import urllib.request
 
 import yaml
 
-from .process import Daemon, free_port, read_log
-from .wait import wait_until
+from .process import WebDaemon
 
 SOURCE = os.environ.get('DTEL_SOURCE_DIR',
                         os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../..'))
@@ -117,7 +115,7 @@ def matches(labels, want):
     return all(labels.get(k) == v for k, v in want.items())
 
 
-class Alertmanager(Daemon):
+class Alertmanager(WebDaemon):
     def __init__(self, webhook_url=None, config=None, binary=BINARY, **timings):
         """config: a config dict; default: delivery_config(webhook_url, **timings)."""
         self.dir = tempfile.mkdtemp(prefix='dtel-alertmanager-')
@@ -130,38 +128,13 @@ class Alertmanager(Daemon):
         self.proc = None
         self.port = None
 
-    @property
-    def url(self):
-        return f'http://127.0.0.1:{self.port}'
+    name = 'alertmanager'
 
-    def log(self):
-        return read_log(self.log_path)
-
-    def start(self, timeout=30, attempts=3):
-        """Start and wait until /-/ready; another port when the chosen one was taken."""
-        for attempt in range(attempts):
-            self.port = free_port()
-            with open(self.log_path, 'w') as log:
-                self.proc = subprocess.Popen(
-                    [self.binary, f'--config.file={self.config_path}',
-                     f'--storage.path={os.path.join(self.dir, "data")}',
-                     f'--web.listen-address=127.0.0.1:{self.port}',
-                     '--cluster.listen-address=', '--log.level=warn'],
-                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-            state = wait_until(self._ready_or_exited, timeout,
-                               f'alertmanager ready on {self.url}')
-            if state == 'ready':
-                return self
-            if 'address already in use' not in self.log() or attempt == attempts - 1:
-                raise RuntimeError(f'alertmanager exited with {self.proc.returncode}:\n'
-                                   f'{self.log()}')
-        return self
-
-    def _ready_or_exited(self):
-        if self.proc.poll() is not None:
-            return 'exited'
-        with urllib.request.urlopen(self.url + '/-/ready', timeout=2) as r:
-            return 'ready' if r.status == 200 else None
+    def argv(self, port):
+        return [self.binary, f'--config.file={self.config_path}',
+                f'--storage.path={os.path.join(self.dir, "data")}',
+                f'--web.listen-address=127.0.0.1:{port}', '--cluster.listen-address=',
+                '--log.level=warn']
 
     def _request(self, path, data=None):
         req = urllib.request.Request(self.url + '/api/v2/' + path, method='POST' if data

@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 
 from . import dpdk, telemetry
-from .process import end
+from .process import Daemon, end
 from .wait import Fatal, wait_until
 
 VSWITCHD = '/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk'
@@ -36,9 +36,11 @@ def available():
     return ''
 
 
-class Ovs:
+class Ovs(Daemon):
     """OVS-DPDK with `nports` dpdk ports (dpdk-p0, dpdk-p1, ...) on net_tap devices whose
-    kernel interfaces are `ifaces`. start() returns once both ports are started in DPDK."""
+    kernel interfaces are `ifaces`. start() returns once both ports are started in DPDK;
+    `proc` is ovs-vswitchd (stop() ends it, the database stays for a restart), `db` the
+    ovsdb-server (ended by cleanup())."""
 
     def __init__(self, nports=2, prefix=None, tag='o', runtime_base=None):
         """runtime_base: a dir of the test's own; the EAL then puts the socket under
@@ -60,10 +62,6 @@ class Ovs:
     @property
     def socket(self):
         return dpdk.socket_path(self.prefix, 0, self.runtime_dir)
-
-    @property
-    def pid(self):
-        return self.proc.pid
 
     @property
     def log_path(self):
@@ -143,9 +141,6 @@ class Ovs:
         except FileNotFoundError:
             return ''
 
-    def running(self):
-        return self.proc is not None and self.proc.poll() is None
-
     def stop(self, sig=signal.SIGTERM, timeout=20):
         """End ovs-vswitchd by PID (the database keeps running for a restart)."""
         return end(self.proc, sig, timeout)
@@ -158,16 +153,6 @@ class Ovs:
         end(self.db)
         shutil.rmtree(os.path.join(self.runtime_dir, self.prefix), ignore_errors=True)
         shutil.rmtree(self.dir, ignore_errors=True)
-
-    def __enter__(self):
-        try:
-            return self.start()
-        except BaseException:
-            self.cleanup()
-            raise
-
-    def __exit__(self, *exc):
-        self.cleanup()
 
 
 def send_frames(iface, count):

@@ -4,6 +4,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import urllib.request
 
 
 def end(proc, sig=signal.SIGTERM, timeout=15):
@@ -85,3 +86,49 @@ class Daemon:
 
     def __exit__(self, *exc):
         self.cleanup()
+
+
+class WebDaemon(Daemon):
+    """A daemon with an HTTP /-/ready endpoint on a free loopback port (Prometheus,
+    Alertmanager): `name`, `log_path`, and argv(port) giving its command line."""
+
+    name = 'daemon'
+    log_path = None
+    port = None
+
+    def argv(self, port):
+        raise NotImplementedError
+
+    @property
+    def url(self):
+        return f'http://127.0.0.1:{self.port}'
+
+    def log(self):
+        return read_log(self.log_path)
+
+    def start(self, timeout=30, attempts=3):
+        """Start and wait until /-/ready. A port taken between choosing and binding it
+        makes the daemon exit: try another one."""
+        from .wait import wait_until
+        for attempt in range(attempts):
+            self.port = free_port()
+            with open(self.log_path, 'w') as log:
+                self.proc = subprocess.Popen(self.argv(self.port), stdout=log,
+                                             stderr=subprocess.STDOUT, start_new_session=True)
+            state = wait_until(self._ready_or_exited, timeout, f'{self.name} ready on {self.url}')
+            if state == 'ready':
+                return self
+            if 'address already in use' not in self.log() or attempt == attempts - 1:
+                raise RuntimeError(f'{self.name} exited with {self.proc.returncode}:\n'
+                                   f'{self.log()}')
+        return self
+
+    def _ready_or_exited(self):
+        # wait_until retries on exceptions, so an exit is a result, not an exception.
+        if self.proc.poll() is not None:
+            return 'exited'
+        return self._ready()
+
+    def _ready(self):
+        with urllib.request.urlopen(self.url + '/-/ready', timeout=2) as r:
+            return 'ready' if r.status == 200 else None

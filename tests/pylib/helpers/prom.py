@@ -13,7 +13,6 @@ checks what users paste. Intervals default to 1 s so rules fire within seconds o
 import copy
 import json
 import os
-import subprocess
 import tempfile
 import time
 import urllib.parse
@@ -22,7 +21,7 @@ import urllib.request
 import yaml
 
 from .netns import exec_prefix, run_in
-from .process import Daemon, free_port, read_log
+from .process import WebDaemon
 from .wait import wait_until
 
 SOURCE = os.environ.get('DTEL_SOURCE_DIR',
@@ -57,7 +56,7 @@ class PrometheusError(AssertionError):
     pass
 
 
-class Prometheus(Daemon):
+class Prometheus(WebDaemon):
     def __init__(self, targets, scrape_interval='1s', evaluation_interval='1s',
                  rule_files=(RULES,), binary='prometheus', netns=None):
         self.netns = netns  # run inside this network namespace (helpers/netns.py)
@@ -71,40 +70,18 @@ class Prometheus(Daemon):
         self.proc = None
         self.port = None
 
-    @property
-    def url(self):
-        return f'http://127.0.0.1:{self.port}'
+    name = 'prometheus'
 
-    def log(self):
-        return read_log(self.log_path)
-
-    def start(self, timeout=30, attempts=3):
-        """Start and wait until /-/ready. A port taken between choosing and binding it
-        makes Prometheus exit: try another one."""
-        for attempt in range(attempts):
-            self.port = free_port()
-            with open(self.log_path, 'w') as log:
-                self.proc = subprocess.Popen(
-                    exec_prefix(self.netns) + [self.binary, f'--config.file={self.config_path}',
-                     f'--storage.tsdb.path={os.path.join(self.dir, "data")}',
-                     f'--web.listen-address=127.0.0.1:{self.port}', '--log.level=warn'],
-                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-            state = wait_until(self._ready_or_exited, timeout, f'prometheus ready on {self.url}')
-            if state == 'ready':
-                return self
-            if 'address already in use' not in self.log() or attempt == attempts - 1:
-                raise RuntimeError(f'prometheus exited with {self.proc.returncode}:\n{self.log()}')
-        return self
+    def argv(self, port):
+        return exec_prefix(self.netns) + [
+            self.binary, f'--config.file={self.config_path}',
+            f'--storage.tsdb.path={os.path.join(self.dir, "data")}',
+            f'--web.listen-address=127.0.0.1:{port}', '--log.level=warn']
 
     def _ready_or_exited(self):
-        # wait_until retries on exceptions, so an exit is a result, not an exception.
         if self.proc.poll() is not None:
             return 'exited'
         return run_in(self.netns, self._ready)
-
-    def _ready(self):
-        with urllib.request.urlopen(self.url + '/-/ready', timeout=2) as r:
-            return 'ready' if r.status == 200 else None
 
     def api(self, path, **params):
         """GET /api/v1/<path>; the `data` of a successful reply."""

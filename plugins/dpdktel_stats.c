@@ -76,6 +76,7 @@ struct port_state {
 	uint64_t queues_moved; /* bit q: queue q moved a packet at some point */
 	bool have_info;
 	struct dtel_port_info info; /* read once per application generation */
+	char info_ti[DATA_MAX_NAME_LEN]; /* port_info's type instance, made from info */
 	unsigned int cut_logged; /* bit per enum cut_cause */
 	bool xqueues; /* this read: per-queue counters come from the xstats (DPDK >= 25.11) */
 	unsigned int xqueues_logged; /* 1: that it does, 2: that there are none, was logged */
@@ -107,6 +108,8 @@ struct stats_instance {
 	struct dtel_dict mempools; /* /mempool/info of each pool, once per generation */
 	char mempool_names[16][DTEL_STRING_MAX];
 	size_t nmempools;
+	uint64_t info_generation; /* instance_info below is of this generation */
+	char info_ti[DATA_MAX_NAME_LEN]; /* instance_info's type instance */
 };
 
 static int start_discovered(const char *name, const char *path);
@@ -444,7 +447,25 @@ read_link(
 		gauge(id, "link_speed", NULL, l.up ? (double)l.speed_mbps : 0);
 }
 
-/* Port configuration changes only with a restart: read it once per application generation. */
+/*
+ * port_info "<device>,<driver>,<mac>,<numa>" (docs/metrics.md): the names an operator knows
+ * the port by, for Prometheus to join onto the port's series.
+ */
+static void
+make_port_info(struct port_state *ps)
+{
+	static const size_t max[] = {64, 32, 18, 12}; /* 126 bytes: within DATA_MAX_NAME_LEN */
+	char driver[64], numa[16];
+	const char *parts[] = {ps->info.name, driver, ps->info.mac_addr, numa};
+
+	dtp_port_driver(ps->info.name, "/sys", driver, sizeof(driver));
+	snprintf(numa, sizeof(numa), "%d", ps->info.numa_node);
+	if (dtp_info_instance(ps->info_ti, sizeof(ps->info_ti), parts, max, 4) < 0)
+		ps->info_ti[0] = '\0';
+}
+
+/* Port configuration changes only with a restart: read it once per application generation,
+ * and dispatch it at every read, so that no series of it goes stale while the port is there. */
 static void
 read_info(
 	struct stats_instance *si, struct port_state *ps, const struct dtp_id *id, const char *cmd)
@@ -455,6 +476,8 @@ read_info(
 	if (!ps->have_info && query_id(si, cmd, ps->id, &r) == 0) {
 		ret = dtel_parse_port_info(&r, &ps->info);
 		ps->have_info = ret == 0 && ps->info.port_id == ps->id;
+		if (ps->have_info)
+			make_port_info(ps);
 		if (ret < 0)
 			bad_port_reply(si, ps, cmd, ret, 1);
 		else if (!ps->have_info)
@@ -466,6 +489,8 @@ read_info(
 	dtp_gauge(id, "port_queues", NULL, (double[]){ps->info.nb_rx_queues, ps->info.nb_tx_queues},
 		2);
 	gauge(id, "port_mtu", NULL, ps->info.mtu);
+	if (ps->info_ti[0] != '\0')
+		gauge(id, "port_info", ps->info_ti, 1);
 }
 
 /* The forwarder's own counters for the port: packets it could not send. */
@@ -773,6 +798,29 @@ read_uptime(struct stats_instance *si, const struct dtp_id *id)
 		gauge(id, "uptime", NULL, up);
 }
 
+/*
+ * instance_info "<dpdk release>,<program>,<pid>,<dpdktel version>" (docs/metrics.md): what
+ * runs behind the instance. It changes with each application process (its old series then
+ * goes stale), so it is made once per generation.
+ */
+static void
+dispatch_instance_info(struct stats_instance *si, const struct dtp_id *id)
+{
+	static const size_t max[] = {32, 32, 24, 32};
+	char comm[32], pid[24];
+	const char *parts[] = {si->t.dpdk_release, comm, pid, DPDKTEL_VERSION};
+
+	if (si->info_generation != si->t.generation || si->info_ti[0] == '\0') {
+		si->info_generation = si->t.generation;
+		dtp_proc_comm(si->t.pid, comm, sizeof(comm));
+		snprintf(pid, sizeof(pid), "%ld", si->t.pid);
+		if (dtp_info_instance(si->info_ti, sizeof(si->info_ti), parts, max, 4) < 0)
+			si->info_ti[0] = '\0';
+	}
+	if (si->info_ti[0] != '\0')
+		gauge(id, "instance_info", si->info_ti, 1);
+}
+
 static void
 dispatch_health(struct stats_instance *si, cdtime_t now, double read_seconds)
 {
@@ -861,6 +909,7 @@ stats_read(user_data_t *ud)
 		read_mempools(si, &id);
 	}
 	read_uptime(si, &id);
+	dispatch_instance_info(si, &id);
 	dtp_batch_end();
 	dispatch_health(si, now, CDTIME_T_TO_DOUBLE(cdtime() - now));
 	return 0;
@@ -972,9 +1021,9 @@ stats_config(oconfig_item_t *ci)
  * come from dpdktel.types.db; without it every value would be refused, a line at a time). */
 static const char *const types[] = {"if_packets", "if_octets", "if_errors", "if_rx_dropped",
 	"if_tx_dropped", "xstat", "queue_packets", "queue_octets", "queue_errors", "link_speed",
-	"port_queues", "port_mtu", "lcore_packets", "stalls", "lcore_cycles", "percent",
-	"heap_bytes", "mempool_objects", "uptime", "up", "telemetry_requests", "reconnects",
-	"restarts", "duration"};
+	"port_queues", "port_mtu", "port_info", "lcore_packets", "stalls", "lcore_cycles",
+	"percent", "heap_bytes", "mempool_objects", "uptime", "instance_info", "up",
+	"telemetry_requests", "reconnects", "restarts", "duration"};
 
 static int
 stats_init(void)

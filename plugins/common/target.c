@@ -228,6 +228,13 @@ proc_start_ticks(long pid)
 	return errno != 0 || end == p + 1 ? 0 : start;
 }
 
+/* "24.11.6" of "DPDK 24.11.6"; another greeting's version as it is. */
+static const char *
+release_of(const char *version)
+{
+	return strncmp(version, "DPDK ", 5) == 0 ? version + 5 : version;
+}
+
 bool
 dtp_target_restarted(struct dtp_target *t, long *ret_old_pid)
 {
@@ -250,7 +257,26 @@ dtp_target_restarted(struct dtp_target *t, long *ret_old_pid)
 		t->start_ticks = proc_start_ticks(st.greeting.pid);
 	t->pid = st.greeting.pid;
 	t->dpdk_version = dtel_dpdk_version(st.greeting.version);
+	snprintf(t->dpdk_release, sizeof(t->dpdk_release), "%.*s", (int)sizeof(t->dpdk_release) - 1,
+		release_of(st.greeting.version));
 	return restarted;
+}
+
+int
+dtp_proc_comm(long pid, char *buf, size_t size)
+{
+	char path[64];
+
+	if (size == 0)
+		return -EINVAL;
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	if (pid <= 0 || !read_line(path, buf, size)) {
+		buf[0] = '\0';
+		return -ESRCH;
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
 }
 
 bool

@@ -88,6 +88,7 @@ struct lcore_state {
 	unsigned int id; /* first: dtp_slot() */
 	bool have;
 	uint64_t busy, total; /* at the previous read, for the busy percentage */
+	char info_ti[DATA_MAX_NAME_LEN]; /* lcore_info's type instance; "": none */
 };
 
 struct stats_instance {
@@ -108,6 +109,7 @@ struct stats_instance {
 	struct dtel_dict mempools; /* /mempool/info of each pool, once per generation */
 	char mempool_names[16][DTEL_STRING_MAX];
 	size_t nmempools;
+	uint64_t lcore_info_generation; /* the lcores' info was read for this generation */
 	uint64_t info_generation; /* instance_info below is of this generation */
 	char info_ti[DATA_MAX_NAME_LEN]; /* instance_info's type instance */
 };
@@ -631,6 +633,66 @@ read_fwd_lcores(struct stats_instance *si, cdtime_t now)
 	dtel_fwd_lcores_clear(&l);
 }
 
+/* CPUs as ranges joined by '_' ("2-3_70"): a ',' would end the part of lcore_info. */
+static void
+cpu_ranges(const uint64_t *set, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int c = 0; c < DTEL_CPUSET_WORDS * 64 && len < size; c++) {
+		int last = c;
+
+		if (!(set[c / 64] >> (c % 64) & 1))
+			continue;
+		while (last + 1 < DTEL_CPUSET_WORDS * 64 &&
+			(set[(last + 1) / 64] >> ((last + 1) % 64) & 1))
+			last++;
+		len += (size_t)snprintf(buf + len, size - len, last > c ? "%s%d-%d" : "%s%d",
+			len ? "_" : "", c, last);
+		c = last;
+	}
+}
+
+/* lcore_info "<role>,<cpus>,<numa>" of one lcore, kept for every read of this generation. */
+static void
+keep_lcore_info(void *arg, const struct dtel_eal_lcore_info *li)
+{
+	static const size_t max[] = {32, 64, 12};
+	struct stats_instance *si = arg;
+	struct lcore_state *ls = lcore_state(si, li->lcore_id);
+	char cpus[64], numa[16];
+	const char *parts[] = {li->role, cpus, numa};
+
+	if (ls == NULL)
+		return;
+	cpu_ranges(li->cpuset, cpus, sizeof(cpus));
+	snprintf(numa, sizeof(numa), "%d", li->socket);
+	if (dtp_info_instance(ls->info_ti, sizeof(ls->info_ti), parts, max, 3) < 0)
+		ls->info_ti[0] = '\0';
+}
+
+/*
+ * The role and CPUs of each lcore (DPDK >= 23.03): read once per application generation
+ * (again at the next read when a request failed), sent at every read. Where the cycles come
+ * from /eal/lcore/info too, read_eal_lcores() has kept them from its replies already.
+ */
+static void
+read_lcore_info(struct stats_instance *si, cdtime_t now)
+{
+	struct dtp_id id;
+
+	if (si->caps.eal_lcore && si->lcore_info_generation != si->t.generation &&
+		dtp_eal_lcores(query_fn, si, &si->t, read_halted, keep_lcore_info, si) == 0)
+		si->lcore_info_generation = si->t.generation;
+	for (size_t i = 0; i < si->nlcores; i++) {
+		if (si->lcores[i].info_ti[0] == '\0')
+			continue;
+		dtp_id_lcore(&id, PLUGIN, si->t.name, si->lcores[i].id, now);
+		gauge(&id, "lcore_info", si->lcores[i].info_ti, 1);
+	}
+}
+
 struct eal_read {
 	struct stats_instance *si;
 	cdtime_t now;
@@ -642,17 +704,23 @@ dispatch_eal_lcore(void *arg, const struct dtel_eal_lcore_info *li)
 	struct eal_read *er = arg;
 	struct dtp_id id;
 
+	if (er->si->lcore_info_generation != er->si->t.generation)
+		keep_lcore_info(er->si, li);
+	if (!li->has_cycles)
+		return;
 	dtp_id_lcore(&id, PLUGIN, er->si->t.name, li->lcore_id, er->now);
 	dispatch_cycles(er->si, &id, li->lcore_id, li->busy_cycles, li->total_cycles);
 }
 
-/* DPDK >= 23.03 without the forwarder's commands: cycles from /eal/lcore/info. */
+/* DPDK >= 23.03 without the forwarder's commands: cycles from /eal/lcore/info, and the
+ * lcores' role and CPUs from the same replies (read_lcore_info). */
 static void
 read_eal_lcores(struct stats_instance *si, cdtime_t now)
 {
 	struct eal_read er = {.si = si, .now = now};
 
-	dtp_eal_lcores(query_fn, si, &si->t, read_halted, dispatch_eal_lcore, &er);
+	if (dtp_eal_lcores(query_fn, si, &si->t, read_halted, dispatch_eal_lcore, &er) == 0)
+		si->lcore_info_generation = si->t.generation;
 }
 
 /* Memory ----------------------------------------------------------------------------------- */
@@ -855,8 +923,10 @@ on_restart(struct stats_instance *si, long old_pid, cdtime_t now)
 		ps->hide_zero = false; /* another process, maybe of another release */
 		dtel_xstats_clear(&ps->known);
 	}
-	for (size_t i = 0; i < si->nlcores; i++)
+	for (size_t i = 0; i < si->nlcores; i++) {
 		si->lcores[i].have = false;
+		si->lcores[i].info_ti[0] = '\0';
+	}
 }
 
 static void
@@ -903,6 +973,7 @@ stats_read(user_data_t *ud)
 		read_fwd_lcores(si, now);
 	else if (si->o->app && si->caps.eal_lcore)
 		read_eal_lcores(si, now);
+	read_lcore_info(si, now);
 	dtp_id_instance(&id, PLUGIN, si->t.name, now);
 	if (si->o->memory) {
 		read_heaps(si, &id);
@@ -1021,8 +1092,8 @@ stats_config(oconfig_item_t *ci)
  * come from dpdktel.types.db; without it every value would be refused, a line at a time). */
 static const char *const types[] = {"if_packets", "if_octets", "if_errors", "if_rx_dropped",
 	"if_tx_dropped", "xstat", "queue_packets", "queue_octets", "queue_errors", "link_speed",
-	"port_queues", "port_mtu", "port_info", "lcore_packets", "stalls", "lcore_cycles",
-	"percent", "heap_bytes", "mempool_objects", "uptime", "instance_info", "up",
+	"port_queues", "port_mtu", "port_info", "lcore_packets", "lcore_info", "stalls",
+	"lcore_cycles", "percent", "heap_bytes", "mempool_objects", "uptime", "instance_info", "up",
 	"telemetry_requests", "reconnects", "restarts", "duration"};
 
 static int

@@ -439,8 +439,8 @@ int dtp_eal_lcore(dtp_query_fn q, void *ctx, struct dtp_target *t, unsigned int 
 
 /**
  * /eal/lcore/list, then dtp_eal_lcore() of each listed lcore: each(arg, info) for every one
- * that answers for itself and reports cycles (role not filtered). stop(ctx), when not NULL,
- * is asked before each request: non-zero ends the walk and is returned (a poll that met a
+ * that answers for itself (whether it reports cycles or not: li->has_cycles). stop(ctx), when not
+ * NULL, is asked before each request: non-zero ends the walk and is returned (a poll that met a
  * timeout). Returns 0, the list request's error, or stop's.
  */
 int dtp_eal_lcores(dtp_query_fn q, void *ctx, struct dtp_target *t, int (*stop)(void *ctx),

@@ -43,7 +43,11 @@ struct app {
 	bool stats_4q; /* the recorded 4-queue port of the release: 24.11's or 25.11's */
 	bool long_xstats; /* /ethdev/xstats of fewer than 256 entries, within 512 B of 16 KiB */
 	const char *dev_name; /* /ethdev/info "name" of port 0 (NULL: net_null<port>) */
+	bool eal_lcores; /* has /eal/lcore/list and /eal/lcore/info (DPDK >= 23.03) */
 };
+
+/* /eal/lcore/info requests the fake received. */
+static unsigned int lcore_info_requests;
 
 /* /ethdev/info requests the fake received (atomic: one thread per connection). */
 static unsigned int info_requests;
@@ -151,10 +155,12 @@ root_list(const struct app *a)
 	size_t len;
 	char *g = fs_golden("dpdk-22.11/root.json", &len), *out;
 
-	if (!a->fwd)
+	if (!a->fwd && !a->eal_lcores)
 		return g;
 	g[len - 2] = '\0'; /* drop "]}" */
-	out = fs_printf("%s,\"/fwd/info\",\"/fwd/lcores\",\"/fwd/port\",\"/fwd/ports\"]}", g);
+	out = fs_printf("%s%s%s]}", g,
+		a->fwd ? ",\"/fwd/info\",\"/fwd/lcores\",\"/fwd/port\",\"/fwd/ports\"" : "",
+		a->eal_lcores ? ",\"/eal/lcore/info\",\"/eal/lcore/list\"" : "");
 	free(g);
 	return out;
 }
@@ -241,6 +247,19 @@ app_handler(
 		o->data = fs_golden("dpdk-22.11/ethdev_link_status-0.json", &o->len);
 	else if (IS("/ethdev/info") && __atomic_add_fetch(&info_requests, 1, __ATOMIC_RELAXED) > 0)
 		o->data = info_reply(id, a->dev_name);
+	else if (IS("/eal/lcore/list") && a->eal_lcores)
+		o->data = fs_printf("{\"/eal/lcore/list\":[0,1,2]}");
+	/* Recorded from testpmd 23.11 (lcore 1, cycles); lcore 0 as it answers without a usage
+	 * callback; lcore 2 a service lcore on three CPUs of socket 1. */
+	else if (IS("/eal/lcore/info") && a->eal_lcores &&
+		__atomic_add_fetch(&lcore_info_requests, 1, __ATOMIC_RELAXED) > 0 && id == 1)
+		o->data = fs_golden("dpdk-newer/eal_lcore_info-23.11.json", &o->len);
+	else if (IS("/eal/lcore/info") && a->eal_lcores && id == 0)
+		o->data = fs_printf("{\"/eal/lcore/info\":{\"lcore_id\":0,\"socket\":0,"
+				    "\"role\":\"RTE\",\"cpuset\":[0]}}");
+	else if (IS("/eal/lcore/info") && a->eal_lcores && id == 2)
+		o->data = fs_printf("{\"/eal/lcore/info\":{\"lcore_id\":2,\"socket\":1,"
+				    "\"role\":\"SERVICE\",\"cpuset\":[4,5,6,9]}}");
 	else if (IS("/eal/heap_list"))
 		o->data = fs_golden("dpdk-22.11/eal_heap_list.json", &o->len);
 	else if (IS("/eal/heap_info"))
@@ -306,6 +325,7 @@ setup(void **state)
 	app_hung = 0;
 	__atomic_store_n(&hide_zero_requests, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&info_requests, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&lcore_info_requests, 0, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -971,6 +991,56 @@ port_info_name_sanitized(void **state)
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
 	must_find(PI ".port0", "port_info", "net_ring0_in_out__x_,net_ring,B2:5B:35:7B:05:53,0");
+}
+
+static void
+assert_lcore_info(void)
+{
+	assert_int_equal(fc_count(PI ".lcore0", "lcore_info", "RTE,0,0"), 1);
+	assert_int_equal(fc_count(PI ".lcore1", "lcore_info", "RTE,1,0"), 1);
+	assert_int_equal(fc_count(PI ".lcore2", "lcore_info", "SERVICE,4-6_9,1"), 1);
+	assert_int_equal(fc_count(PI ".lcore2", "lcore_info", NULL), 1);
+}
+
+/* Role, CPUs and socket of each lcore from /eal/lcore/info (DPDK >= 23.03), sent at every
+ * read. Next to the forwarder's cycles (/fwd/lcores) they are read once per process; where
+ * the cycles come from /eal/lcore/info too, from those replies: one request per lcore and
+ * read, as without lcore_info. */
+static void
+lcore_info_read_once_sent_every_read(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1,
+			  .silent_stats_port = -1,
+			  .version = "DPDK 23.11.7",
+			  .fwd = true,
+			  .eal_lcores = true},
+		1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		fc_clear_records();
+		assert_int_equal(fc_read_all(), 0);
+		assert_lcore_info();
+	}
+	assert_int_equal(__atomic_load_n(&lcore_info_requests, __ATOMIC_RELAXED), 3);
+	fc_shutdown();
+	fs_stop(fx.fs);
+	fc_reset();
+	fc_load(module_register);
+	__atomic_store_n(&lcore_info_requests, 0, __ATOMIC_RELAXED);
+	start_app(&(struct app){.nports = 1,
+			  .silent_stats_port = -1,
+			  .version = "DPDK 23.11.7",
+			  .eal_lcores = true},
+		1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		fc_clear_records();
+		assert_int_equal(fc_read_all(), 0);
+		assert_lcore_info();
+		must_find(PI ".lcore1", "lcore_cycles", NULL);
+	}
+	assert_int_equal(__atomic_load_n(&lcore_info_requests, __ATOMIC_RELAXED), 3 * 3);
 }
 
 /* The driver of a PCI device is the kernel driver it is bound to, from sysfs. */
@@ -1678,6 +1748,8 @@ main(void)
 			port_info_every_read_info_read_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(port_info_name_sanitized, setup, teardown),
 		cmocka_unit_test(port_driver_from_name_or_sysfs),
+		cmocka_unit_test_setup_teardown(
+			lcore_info_read_once_sent_every_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(one_read_time_and_no_duplicates, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			read_dispatches_after_its_last_request, setup, teardown),

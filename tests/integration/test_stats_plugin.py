@@ -3,6 +3,7 @@
 import contextlib
 import os
 import shutil
+import subprocess
 import tempfile
 import time
 
@@ -163,6 +164,49 @@ def test_per_queue_values_on_every_release(pmd, instance, dpdk_release):
         assert not any('dpdktel_stats-pq.port0/xstat-' in i for i in ids)
 
 
+def dpdktel_version(build_dir):
+    out = subprocess.run([f'{build_dir}/telemetry/dpdktel', '--version'], capture_output=True,
+                         text=True, timeout=10, check=True).stdout
+    return out.split()[1]
+
+
+def instance_info(app, build_dir):
+    """instance_info's type instance for the application as /proc and its greeting see it."""
+    with Client(app.socket) as c:
+        version = c.greeting['version'].removeprefix('DPDK ')
+    with open(f'/proc/{app.pid}/comm') as f:
+        comm = f.read().strip()
+    return f'{version},{comm},{app.pid},{dpdktel_version(build_dir)}'
+
+
+def test_info_values_name_ports_lcores_and_instance(pmd, build_dir, dpdk_release):
+    """port_info carries the device name, driver, MAC and NUMA node /ethdev/info gives;
+    instance_info the release, program and pid; lcore_info (DPDK >= 23.03) the role and CPU
+    /eal/lcore/info gives. Each is written at every read, though read once."""
+    app, cd = pmd[0], pmd[1]['pmd']
+    for p in range(NPORTS):
+        info = direct(app.socket, f'/ethdev/info,{p}')
+        assert info['name'] == f'net_null{p}'
+        ident = (f'dpdktel_stats-pmd.port{p}/port_info-net_null{p},net_null,'
+                 f'{info["mac_addr"]},{info["numa_node"]}')
+        first = cd.wait_value(ident, what=f'port_info of port {p}: {ident}')
+        assert first[1] == [1]
+        cd.wait_value(ident, lambda r, t=first[0]: r[0] > t, what=f'{ident} at the next read')
+    want = instance_info(app, build_dir)
+    assert want.split(',')[1] == 'dpdk-testpmd', want
+    first = cd.wait_value(f'dpdktel_stats-pmd/instance_info-{want}', what=f'instance_info {want}')
+    assert first[1] == [1]
+    lcores = [i for i in cd.listval() if '/lcore_info-' in i]
+    if dpdk_release.key < (23, 3):
+        assert lcores == [], lcores  # 22.11 has no /eal/lcore/info
+        return
+    for lcore in (0, 1):  # testpmd -l 0,1: lcore N on CPU N
+        li = direct(app.socket, f'/eal/lcore/info,{lcore}')
+        assert li['cpuset'] == [lcore], li
+        cd.wait_value(f'dpdktel_stats-pmd.lcore{lcore}/lcore_info-RTE,{lcore},{li["socket"]}',
+                      what=f'lcore_info of lcore {lcore}')
+
+
 def test_restart_gives_up_0_then_1_one_warning_no_spike(build_dir, source_dir, dpdk_release):
     prefix = dpdk.unique_prefix('r')
     app = start_testpmd(dpdk_release, prefix=prefix, nports=2)
@@ -178,6 +222,9 @@ def test_restart_gives_up_0_then_1_one_warning_no_spike(build_dir, source_dir, d
         app.start()
         cd.wait_value('dpdktel_stats-pmd/up', lambda r: r[1] == [1], what='up 1 after restart')
         cd.wait_value('dpdktel_stats-pmd/restarts', lambda r: r[1] == [1], what='restarts 1')
+        # A new process, a new instance_info (the old one goes stale).
+        cd.wait_value(f'dpdktel_stats-pmd/instance_info-{instance_info(app, build_dir)}',
+                      what='instance_info of the new process')
         notes = [n for n in cd.notifications() if n.get('plugin') == 'dpdktel_stats']
         assert len(notes) == 1, notes
         assert notes[0]['severity'] == 'WARNING'

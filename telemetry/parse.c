@@ -835,7 +835,7 @@ lcore_visit(void *ctx, const struct dtel__jframe *path, int depth, const struct 
 	if (depth == 2 && key_is(path, "cpuset") && t->type != DTEL__J_END) {
 		if (!dtel__json_int(t, 0, INT32_MAX, &v))
 			return -EPROTO;
-		if (v < DTEL_CPUSET_WORDS * 64)
+		if (v < (int64_t)DTEL_CPUSET_WORDS * 64)
 			c->li.cpuset[v / 64] |= 1ull << (v % 64);
 		return 0;
 	}

@@ -226,8 +226,13 @@ dtp_info_instance(char *buf, size_t size, const char *const *parts, const size_t
 
 		if (i > 0)
 			buf[len++] = ',';
-		for (size_t k = 0; p[k] != '\0' && k + 1 < max[i]; k++)
-			buf[len++] = info_char(p[k]) ? p[k] : '_';
+		for (size_t k = 0; p[k] != '\0' && k + 1 < max[i]; k++) {
+			char c = p[k];
+
+			if (!info_char(c))
+				c = '_';
+			buf[len++] = c;
+		}
 	}
 	buf[len] = '\0';
 	return 0;

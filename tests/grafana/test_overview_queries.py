@@ -16,7 +16,7 @@ import subprocess
 import pytest
 import yaml
 
-from helpers import promql
+from helpers import metricsdoc, promql
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -113,12 +113,7 @@ NAMES = [
 
 
 def docs_promql(needle):
-    """The ```promql block of docs/metrics.md that contains needle, without comments."""
-    with open(os.path.join(ROOT, 'docs', 'metrics.md')) as f:
-        text = f.read()
-    blocks = [b.split('```')[0] for b in text.split('```promql')[1:]]
-    (block,) = [b for b in blocks if needle in b]
-    return '\n'.join(line for line in block.splitlines() if not line.startswith('#'))
+    return metricsdoc.promql_block(os.path.join(ROOT, 'docs', 'metrics.md'), needle)
 
 
 def test_documented_join_puts_the_device_on_if_packets(tmp_path):

@@ -9,8 +9,10 @@ import time
 
 import pytest
 
-from helpers import dpdk
+from helpers import dpdk, metricsdoc
 from helpers.collectd import Collectd
+from helpers.process import free_port
+from helpers.prom import Prometheus
 from helpers.telemetry import Client
 from helpers.wait import wait_until
 
@@ -205,6 +207,37 @@ def test_info_values_name_ports_lcores_and_instance(pmd, build_dir, dpdk_release
         assert li['cpuset'] == [lcore], li
         cd.wait_value(f'dpdktel_stats-pmd.lcore{lcore}/lcore_info-RTE,{lcore},{li["socket"]}',
                       what=f'lcore_info of lcore {lcore}')
+
+
+def test_device_names_joined_in_prometheus(build_dir, source_dir):
+    """Through the real write_prometheus and Prometheus (the dpdktel scrape job): the join of
+    docs/metrics.md puts each port's device name onto its packet rate, the documented split
+    gives driver and MAC, and the overview's link timeline names the ports."""
+    def docs_promql(needle):
+        return metricsdoc.promql_block(os.path.join(source_dir, 'docs', 'metrics.md'), needle)
+
+    wp_port = free_port()
+    app = start_testpmd(None, nports=2)
+    conf = (stats_config(pmd=app.socket) +
+            f'LoadPlugin write_prometheus\n<Plugin write_prometheus>\n  Host "127.0.0.1"\n'
+            f'  Port "{wp_port}"\n</Plugin>\n')
+    with app, Collectd(build_dir, source_dir, conf, system_plugins=('write_prometheus',),
+                       interval=0.5, http_port=wp_port) as cd, \
+            Prometheus([f'127.0.0.1:{wp_port}']) as prom:
+        prom.wait_for_target()
+        join = docs_promql('if_packets_rx_total')
+        got = wait_until(lambda: len(prom.query(join)) == 2 and prom.query(join), 30,
+                         f'the documented join: {join}')
+        assert sorted((r['metric']['port'], r['metric']['device']) for r in got) == \
+            [('0', 'net_null0'), ('1', 'net_null1')], got
+        assert all(float(r['value'][1]) > 0 for r in got), got  # testpmd forwards
+        names = {r['metric']['port']: r['metric'] for r in prom.query(docs_promql('"numa",'))}
+        for p in range(2):
+            info = direct(app.socket, f'/ethdev/info,{p}')
+            assert (names[str(p)]['device'], names[str(p)]['driver'], names[str(p)]['mac'],
+                    names[str(p)]['numa']) == \
+                (f'net_null{p}', 'net_null', info['mac_addr'], str(info['numa_node'])), names
+        cd.wait_value('dpdktel_stats-pmd/up', lambda r: r[1] == [1], what='up')
 
 
 def test_restart_gives_up_0_then_1_one_warning_no_spike(build_dir, source_dir, dpdk_release):

@@ -154,3 +154,38 @@ def test_link_and_lcore_state_legends_name_ports_and_lcores(tmp_path):
                for top in d['panels'] for p in [top] + top.get('panels', []) if 'targets' in p}
     assert '{{device}}' in legends['Link state']
     assert '{{role}}' in legends['Lcore state'] and '{{cpus}}' in legends['Lcore state']
+
+
+def test_documented_alert_description_names_the_port(tmp_path):
+    """The annotation template of docs/metrics.md ("In alert descriptions"), in a rule
+    evaluated by promtool: the device name where the port has port_info, none where not."""
+    promtool = shutil.which('promtool')
+    if not promtool:
+        pytest.skip('promtool not installed (Debian package prometheus)')
+    with open(os.path.join(ROOT, 'docs', 'metrics.md')) as f:
+        text = f.read()
+    (block,) = [b.split('```')[0] for b in text.split('```yaml')[1:] if 'port_info' in b]
+    description = yaml.safe_load(block)['description']
+    rules = {'groups': [{'name': 'names', 'rules': [{
+        'alert': 'DpdkLinkDown', 'expr': 'collectd_dpdktel_events_link_status == 0',
+        'annotations': {'description': description}}]}]}
+    (tmp_path / 'names.rules.yml').write_text(yaml.safe_dump(rules))
+    series = NAMES + [(f'collectd_dpdktel_stats_port_info{{{PORT},port="2",'
+                       'type="0000:3b:00.0,vfio-pci,3C:FD:FE:A1:B2:C3,1"}', '1x12'),
+                      (f'collectd_dpdktel_events_link_status{{{PORT},port="3"}}', '0x12')]
+    test = {'rule_files': ['names.rules.yml'], 'evaluation_interval': '10s',
+            'tests': [{'interval': '10s',
+                       'input_series': [{'series': s, 'values': v} for s, v in series],
+                       'alert_rule_test': [{'eval_time': '60s', 'alertname': 'DpdkLinkDown',
+                                            'exp_alerts': [
+        {'exp_labels': {'job': 'dpdktel', 'instance': 'hostA', 'dpdk_instance': 'fine',
+                        'port': '2'},
+         'exp_annotations': {'description': 'Port 2 (0000:3b:00.0) of fine on hostA is down.'}},
+        {'exp_labels': {'job': 'dpdktel', 'instance': 'hostA', 'dpdk_instance': 'fine',
+                        'port': '3'},
+         'exp_annotations': {'description': 'Port 3 of fine on hostA is down.'}}]}]}]}
+    path = tmp_path / 'names.test.yml'
+    path.write_text(yaml.safe_dump(test, sort_keys=False))
+    r = subprocess.run([promtool, 'test', 'rules', str(path)], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr

@@ -288,7 +288,7 @@ dtp_target_exited(const struct dtp_target *t)
 int
 dtp_socket_app(const char *path, char *buf, size_t size)
 {
-	char file[64], comm[32] = "";
+	char comm[32];
 	long pid;
 	int ret;
 
@@ -298,10 +298,8 @@ dtp_socket_app(const char *path, char *buf, size_t size)
 	ret = dtel_probe_pid(path, &pid);
 	if (ret < 0)
 		return ret;
-	snprintf(file, sizeof(file), "/proc/%ld/comm", pid);
-	if (pid <= 0 || !read_line(file, comm, sizeof(comm)))
+	if (dtp_proc_comm(pid, comm, sizeof(comm)) < 0)
 		return -ESRCH;
-	comm[strcspn(comm, "\n")] = '\0';
 	for (char *c = comm; *c; c++)
 		if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_')
 			*c = '_';

@@ -312,12 +312,14 @@ def overview():
                '(docs/alerts.md).', 'none', targets((f'count({alerts})', '')),
                thresholds('green', 1, 'red'), noValue='0'), 4, 4)
     L.add(table('Firing alerts by port and lcore', 'Each firing dpdktel alert with its '
-                'labels; the runbook is in docs/alerts.md under the alert name.', 'none',
-                [target(alerts, ref='A', table=True)],
+                'labels, and the device name of its port (port_info); the runbook is in '
+                'docs/alerts.md under the alert name.', 'none',
+                [target(with_device(alerts, s), ref='A', table=True)],
                 {'excludeByName': {'Time': True, 'Value': True, '__name__': True,
                                    'alertstate': True, 'job': True},
                  'indexByName': {'alertname': 0, 'severity': 1, 'instance': 2,
-                                 'dpdk_instance': 3, 'port': 4, 'lcore': 5}}), 24, 6)
+                                 'dpdk_instance': 3, 'port': 4, 'device': 5, 'lcore': 6}}),
+          24, 6)
     L.row('State')
     L.add(state_timeline('Instance state', 'Each DPDK application: UP, DOWN (gone, or its '
                          'socket refuses) or NOT RESPONDING (its process runs, its telemetry '

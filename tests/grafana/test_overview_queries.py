@@ -189,3 +189,21 @@ def test_documented_alert_description_names_the_port(tmp_path):
     r = subprocess.run([promtool, 'test', 'rules', str(path)], capture_output=True, text=True,
                        timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_firing_alerts_table_names_the_port(tmp_path):
+    """The overview's alert table joins the device name onto port alerts; lcore alerts and
+    alerts of a port without port_info stay, without one."""
+    def alert(name, **kw):
+        extra = ''.join(f',{k}="{v}"' for k, v in kw.items())
+        return (f'ALERTS{{alertname="{name}",alertstate="firing",severity="critical",'
+                f'{PORT}{extra}}}')
+    series = NAMES + [(alert('DpdkLinkDown', port='1'), '1x12'),
+                      (alert('DpdkLinkDown', port='2'), '1x12'),
+                      (alert('DpdkLcoreStalled', lcore='2'), '1x12')]
+    base = f'alertname="{{}}",alertstate="firing",severity="critical",{PORT}'
+    rc, out = run_promtool(tmp_path, [(panel_expr('Firing alerts by port and lcore'), [
+        (f'{{{base.format("DpdkLinkDown")},port="1",device="0000:3b:00.0"}}', 1),
+        (alert('DpdkLinkDown', port='2'), 1),
+        (alert('DpdkLcoreStalled', lcore='2'), 1)])], series, '120s')
+    assert rc == 0, out

@@ -107,18 +107,11 @@ def with_info(expr, info, keys, labels):
 
 
 PORT_KEYS = ('job', 'instance', 'dpdk_instance', 'port')
-LCORE_KEYS = ('job', 'instance', 'dpdk_instance', 'lcore')
 
 
 def with_device(expr, s, *scope):
     info = info_label(s('collectd_dpdktel_stats_port_info', *scope), 'device', 0)
     return with_info(expr, info, PORT_KEYS, ['device'])
-
-
-def with_role(expr, s, *scope):
-    info = info_label(info_label(s('collectd_dpdktel_stats_lcore_info', *scope), 'role', 0),
-                      'cpus', 1)
-    return with_info(expr, info, LCORE_KEYS, ['role', 'cpus'])
 
 
 class Layout:
@@ -336,12 +329,9 @@ def overview():
                          [data_link('Port dashboard', 'dpdktel-port', 'instance',
                                     'dpdk_instance', 'port')]), 12, 8)
     L.add(state_timeline('Lcore state', 'lcore_state of every lcore: STARTING, RUNNING, IDLE, '
-                         'STALLED, EXITED, with its role and CPUs where DPDK reports them '
-                         '(lcore_info, DPDK 23.03 and later). Click an lcore for the lcore '
-                         'dashboard.',
-                         targets((with_role(s('collectd_dpdktel_events_lcore_state'), s),
-                                  '{{instance}} {{dpdk_instance}} lcore {{lcore}} {{role}} '
-                                  '{{cpus}}')),
+                         'STALLED, EXITED. Click an lcore for the lcore dashboard.',
+                         targets((s('collectd_dpdktel_events_lcore_state'),
+                                  '{{instance}} {{dpdk_instance}} lcore {{lcore}}')),
                          LCORE_MAPPINGS, thresholds('green', 3, 'red'),
                          [data_link('Lcore dashboard', 'dpdktel-lcores', 'instance',
                                     'dpdk_instance', 'lcore')]), 12, 8)

@@ -137,15 +137,12 @@ def test_documented_split_of_port_info(tmp_path):
     assert rc == 0, out
 
 
-def test_link_and_lcore_state_legends_name_ports_and_lcores(tmp_path):
+def test_link_state_legend_names_ports(tmp_path):
     rc, out = run_promtool(tmp_path, [
         (panel_expr('Link state'), [(f'{{{PORT},port="0",device="net_null0"}}', 1),
                                     # no port_info: kept, without a device
                                     (f'collectd_dpdktel_events_link_status{{{PORT},port="2"}}',
                                      0)]),
-        (panel_expr('Lcore state'), [(f'{{{PORT},lcore="1",role="RTE",cpus="2-3_8"}}', 1),
-                                     (f'collectd_dpdktel_events_lcore_state{{{PORT},lcore="2"}}',
-                                      3)]),
     ], NAMES, '120s')
     assert rc == 0, out
     with open(OVERVIEW) as f:
@@ -153,7 +150,14 @@ def test_link_and_lcore_state_legends_name_ports_and_lcores(tmp_path):
     legends = {p['title']: p['targets'][0]['legendFormat']
                for top in d['panels'] for p in [top] + top.get('panels', []) if 'targets' in p}
     assert '{{device}}' in legends['Link state']
-    assert '{{role}}' in legends['Lcore state'] and '{{cpus}}' in legends['Lcore state']
+
+
+def test_documented_lcore_join(tmp_path):
+    """The lcore join of docs/metrics.md: role and CPUs on lcore_state where lcore_info is."""
+    expr = docs_promql('lcore_info')
+    rc, out = run_promtool(tmp_path, [(expr, [
+        (f'{{{PORT},lcore="1",role="RTE",cpus="2-3_8"}}', 1)])], NAMES, '120s')
+    assert rc == 0, out
 
 
 def test_documented_alert_description_names_the_port(tmp_path):
@@ -206,4 +210,15 @@ def test_firing_alerts_table_names_the_port(tmp_path):
         (f'{{{base.format("DpdkLinkDown")},port="1",device="0000:3b:00.0"}}', 1),
         (alert('DpdkLinkDown', port='2'), 1),
         (alert('DpdkLcoreStalled', lcore='2'), 1)])], series, '120s')
+    assert rc == 0, out
+
+
+def test_documented_instance_join(tmp_path):
+    """The instance join of docs/metrics.md: program and DPDK release on up."""
+    series = NAMES + [
+        (f'collectd_dpdktel_events_up{{{PORT}}}', '1x12'),
+        (f'collectd_dpdktel_stats_instance_info{{{PORT},'
+         'type="24.11.6,dpdk-testpmd,4242,0.1.0"}', '1x12')]
+    rc, out = run_promtool(tmp_path, [(docs_promql('instance_info'), [
+        (f'{{{PORT},program="dpdk-testpmd",dpdk="24.11.6"}}', 1)])], series, '120s')
     assert rc == 0, out

@@ -929,6 +929,8 @@ restart_gives_one_warning(void **state)
 	assert_string_equal(n->host, "fakehost");
 	assert_string_equal(n->meta, "name=edge1;old_state=100;new_state=200;");
 	assert_int_equal(must_find(PI, "restarts", NULL)->v[0].derive, 1);
+	/* The new process has its own instance_info (the old one goes stale). */
+	assert_non_null(strstr(must_find(PI, "instance_info", NULL)->type_instance, ",200,"));
 }
 
 /* The names operators know a port and an application by, as info values of 1. */

@@ -91,6 +91,29 @@ def targets(*pairs):
     return [target(expr, legend, chr(ord('A') + i)) for i, (expr, legend) in enumerate(pairs)]
 
 
+# The info values of dpdktel_stats carry names in their type instance, "<a>,<b>,...": one
+# label from part i of it (docs/metrics.md, "Names"). topk keeps one info series per port or
+# lcore while a restarted application's old one has not gone stale yet.
+def info_label(series, label, i):
+    skip = '[^,]*,' * i
+    return f'label_replace({series}, "{label}", "$1", "type", "{skip}([^,]*).*")'
+
+
+def with_info(expr, info, keys, labels):
+    """expr with the labels of info joined on; series without info stay, without them."""
+    on = f'on ({", ".join(keys)})'
+    one = f'topk by ({", ".join(keys)}) (1, {info})'
+    return f'({expr} * {on} group_left ({", ".join(labels)}) {one}) or {on} {expr}'
+
+
+PORT_KEYS = ('job', 'instance', 'dpdk_instance', 'port')
+
+
+def with_device(expr, s, *scope):
+    info = info_label(s('collectd_dpdktel_stats_port_info', *scope), 'device', 0)
+    return with_info(expr, info, PORT_KEYS, ['device'])
+
+
 class Layout:
     """Places panels left to right in rows of 24 columns; row() starts a new row panel."""
 
@@ -282,12 +305,14 @@ def overview():
                '(docs/alerts.md).', 'none', targets((f'count({alerts})', '')),
                thresholds('green', 1, 'red'), noValue='0'), 4, 4)
     L.add(table('Firing alerts by port and lcore', 'Each firing dpdktel alert with its '
-                'labels; the runbook is in docs/alerts.md under the alert name.', 'none',
-                [target(alerts, ref='A', table=True)],
+                'labels, and the device name of its port (port_info); the runbook is in '
+                'docs/alerts.md under the alert name.', 'none',
+                [target(with_device(alerts, s), ref='A', table=True)],
                 {'excludeByName': {'Time': True, 'Value': True, '__name__': True,
                                    'alertstate': True, 'job': True},
                  'indexByName': {'alertname': 0, 'severity': 1, 'instance': 2,
-                                 'dpdk_instance': 3, 'port': 4, 'lcore': 5}}), 24, 6)
+                                 'dpdk_instance': 3, 'port': 4, 'device': 5, 'lcore': 6}}),
+          24, 6)
     L.row('State')
     L.add(state_timeline('Instance state', 'Each DPDK application: UP, DOWN (gone, or its '
                          'socket refuses) or NOT RESPONDING (its process runs, its telemetry '
@@ -296,10 +321,10 @@ def overview():
                          targets((f'({s("collectd_dpdktel_events_up")} + 2 * {hung}) or '
                                   f'{up}', '{{instance}} {{dpdk_instance}}')),
                          INSTANCE_MAPPINGS, thresholds('red', 1, 'green', 2, 'orange')), 24, 6)
-    L.add(state_timeline('Link state', 'link_status of every port: UP or DOWN. Click a port '
-                         'for its dashboard.',
-                         targets((s('collectd_dpdktel_events_link_status'),
-                                  '{{instance}} {{dpdk_instance}} port {{port}}')),
+    L.add(state_timeline('Link state', 'link_status of every port: UP or DOWN, with its '
+                         'device name (port_info). Click a port for its dashboard.',
+                         targets((with_device(s('collectd_dpdktel_events_link_status'), s),
+                                  '{{instance}} {{dpdk_instance}} port {{port}} {{device}}')),
                          LINK_MAPPINGS, thresholds('red', 1, 'green'),
                          [data_link('Port dashboard', 'dpdktel-port', 'instance',
                                     'dpdk_instance', 'port')]), 12, 8)
@@ -361,6 +386,17 @@ def port():
                        (s('collectd_dpdktel_stats_port_queues_tx', 'port'), 'tx'))), 6, 4)
     L.add(stat('MTU', 'MTU of the port (/ethdev/info).', 'bytes',
                targets((s('collectd_dpdktel_stats_port_mtu', 'port'), ''))), 6, 4)
+    info = s('collectd_dpdktel_stats_port_info', 'port')
+    for i, label in enumerate(('device', 'driver', 'mac', 'numa')):
+        info = info_label(info, label, i)
+    L.add(table('Device', 'The names the port is known by (port_info, from /ethdev/info): '
+                'device name, driver (of a virtual device from its name, of a PCI device '
+                'the kernel driver it is bound to), MAC address and NUMA node.', 'none',
+                [target(info, ref='A', table=True)],
+                {'excludeByName': {'Time': True, 'Value': True, '__name__': True,
+                                   'job': True, 'type': True, 'instance': True,
+                                   'dpdk_instance': True, 'port': True},
+                 'indexByName': {'device': 0, 'driver': 1, 'mac': 2, 'numa': 3}}), 24, 3)
     L.row('Traffic')
     L.add(timeseries('Packets per second', 'Received (ipackets) and sent (opackets) packets '
                      'per second.', 'pps',

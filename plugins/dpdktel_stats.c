@@ -76,6 +76,7 @@ struct port_state {
 	uint64_t queues_moved; /* bit q: queue q moved a packet at some point */
 	bool have_info;
 	struct dtel_port_info info; /* read once per application generation */
+	char info_ti[DATA_MAX_NAME_LEN]; /* port_info's type instance, made from info */
 	unsigned int cut_logged; /* bit per enum cut_cause */
 	bool xqueues; /* this read: per-queue counters come from the xstats (DPDK >= 25.11) */
 	unsigned int xqueues_logged; /* 1: that it does, 2: that there are none, was logged */
@@ -87,6 +88,7 @@ struct lcore_state {
 	unsigned int id; /* first: dtp_slot() */
 	bool have;
 	uint64_t busy, total; /* at the previous read, for the busy percentage */
+	char info_ti[DATA_MAX_NAME_LEN]; /* lcore_info's type instance; "": none */
 };
 
 struct stats_instance {
@@ -107,6 +109,9 @@ struct stats_instance {
 	struct dtel_dict mempools; /* /mempool/info of each pool, once per generation */
 	char mempool_names[16][DTEL_STRING_MAX];
 	size_t nmempools;
+	uint64_t lcore_info_generation; /* the lcores' info was read for this generation */
+	uint64_t info_generation; /* instance_info below is of this generation */
+	char info_ti[DATA_MAX_NAME_LEN]; /* instance_info's type instance */
 };
 
 static int start_discovered(const char *name, const char *path);
@@ -444,7 +449,25 @@ read_link(
 		gauge(id, "link_speed", NULL, l.up ? (double)l.speed_mbps : 0);
 }
 
-/* Port configuration changes only with a restart: read it once per application generation. */
+/*
+ * port_info "<device>,<driver>,<mac>,<numa>" (docs/metrics.md): the names an operator knows
+ * the port by, for Prometheus to join onto the port's series.
+ */
+static void
+make_port_info(struct port_state *ps)
+{
+	static const size_t max[] = {64, 32, 18, 12}; /* 126 bytes: within DATA_MAX_NAME_LEN */
+	char driver[64], numa[16];
+	const char *parts[] = {ps->info.name, driver, ps->info.mac_addr, numa};
+
+	dtp_port_driver(ps->info.name, "/sys", driver, sizeof(driver));
+	snprintf(numa, sizeof(numa), "%d", ps->info.numa_node);
+	if (dtp_info_instance(ps->info_ti, sizeof(ps->info_ti), parts, max, 4) < 0)
+		ps->info_ti[0] = '\0';
+}
+
+/* Port configuration changes only with a restart: read it once per application generation,
+ * and dispatch it at every read, so that no series of it goes stale while the port is there. */
 static void
 read_info(
 	struct stats_instance *si, struct port_state *ps, const struct dtp_id *id, const char *cmd)
@@ -455,6 +478,8 @@ read_info(
 	if (!ps->have_info && query_id(si, cmd, ps->id, &r) == 0) {
 		ret = dtel_parse_port_info(&r, &ps->info);
 		ps->have_info = ret == 0 && ps->info.port_id == ps->id;
+		if (ps->have_info)
+			make_port_info(ps);
 		if (ret < 0)
 			bad_port_reply(si, ps, cmd, ret, 1);
 		else if (!ps->have_info)
@@ -466,6 +491,8 @@ read_info(
 	dtp_gauge(id, "port_queues", NULL, (double[]){ps->info.nb_rx_queues, ps->info.nb_tx_queues},
 		2);
 	gauge(id, "port_mtu", NULL, ps->info.mtu);
+	if (ps->info_ti[0] != '\0')
+		gauge(id, "port_info", ps->info_ti, 1);
 }
 
 /* The forwarder's own counters for the port: packets it could not send. */
@@ -606,6 +633,66 @@ read_fwd_lcores(struct stats_instance *si, cdtime_t now)
 	dtel_fwd_lcores_clear(&l);
 }
 
+/* CPUs as ranges joined by '_' ("2-3_70"): a ',' would end the part of lcore_info. */
+static void
+cpu_ranges(const uint64_t *set, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int c = 0; c < DTEL_CPUSET_WORDS * 64 && len < size; c++) {
+		int last = c;
+
+		if (!(set[c / 64] >> (c % 64) & 1))
+			continue;
+		while (last + 1 < DTEL_CPUSET_WORDS * 64 &&
+			(set[(last + 1) / 64] >> ((last + 1) % 64) & 1))
+			last++;
+		len += (size_t)snprintf(buf + len, size - len, last > c ? "%s%d-%d" : "%s%d",
+			len ? "_" : "", c, last);
+		c = last;
+	}
+}
+
+/* lcore_info "<role>,<cpus>,<numa>" of one lcore, kept for every read of this generation. */
+static void
+keep_lcore_info(void *arg, const struct dtel_eal_lcore_info *li)
+{
+	static const size_t max[] = {32, 64, 12};
+	struct stats_instance *si = arg;
+	struct lcore_state *ls = lcore_state(si, li->lcore_id);
+	char cpus[64], numa[16];
+	const char *parts[] = {li->role, cpus, numa};
+
+	if (ls == NULL)
+		return;
+	cpu_ranges(li->cpuset, cpus, sizeof(cpus));
+	snprintf(numa, sizeof(numa), "%d", li->socket);
+	if (dtp_info_instance(ls->info_ti, sizeof(ls->info_ti), parts, max, 3) < 0)
+		ls->info_ti[0] = '\0';
+}
+
+/*
+ * The role and CPUs of each lcore (DPDK >= 23.03): read once per application generation
+ * (again at the next read when a request failed), sent at every read. Where the cycles come
+ * from /eal/lcore/info too, read_eal_lcores() has kept them from its replies already.
+ */
+static void
+read_lcore_info(struct stats_instance *si, cdtime_t now)
+{
+	struct dtp_id id;
+
+	if (si->caps.eal_lcore && si->lcore_info_generation != si->t.generation &&
+		dtp_eal_lcores(query_fn, si, &si->t, read_halted, keep_lcore_info, si) == 0)
+		si->lcore_info_generation = si->t.generation;
+	for (size_t i = 0; i < si->nlcores; i++) {
+		if (si->lcores[i].info_ti[0] == '\0')
+			continue;
+		dtp_id_lcore(&id, PLUGIN, si->t.name, si->lcores[i].id, now);
+		gauge(&id, "lcore_info", si->lcores[i].info_ti, 1);
+	}
+}
+
 struct eal_read {
 	struct stats_instance *si;
 	cdtime_t now;
@@ -617,17 +704,23 @@ dispatch_eal_lcore(void *arg, const struct dtel_eal_lcore_info *li)
 	struct eal_read *er = arg;
 	struct dtp_id id;
 
+	if (er->si->lcore_info_generation != er->si->t.generation)
+		keep_lcore_info(er->si, li);
+	if (!li->has_cycles)
+		return;
 	dtp_id_lcore(&id, PLUGIN, er->si->t.name, li->lcore_id, er->now);
 	dispatch_cycles(er->si, &id, li->lcore_id, li->busy_cycles, li->total_cycles);
 }
 
-/* DPDK >= 23.03 without the forwarder's commands: cycles from /eal/lcore/info. */
+/* DPDK >= 23.03 without the forwarder's commands: cycles from /eal/lcore/info, and the
+ * lcores' role and CPUs from the same replies (read_lcore_info). */
 static void
 read_eal_lcores(struct stats_instance *si, cdtime_t now)
 {
 	struct eal_read er = {.si = si, .now = now};
 
-	dtp_eal_lcores(query_fn, si, &si->t, read_halted, dispatch_eal_lcore, &er);
+	if (dtp_eal_lcores(query_fn, si, &si->t, read_halted, dispatch_eal_lcore, &er) == 0)
+		si->lcore_info_generation = si->t.generation;
 }
 
 /* Memory ----------------------------------------------------------------------------------- */
@@ -773,6 +866,29 @@ read_uptime(struct stats_instance *si, const struct dtp_id *id)
 		gauge(id, "uptime", NULL, up);
 }
 
+/*
+ * instance_info "<dpdk release>,<program>,<pid>,<dpdktel version>" (docs/metrics.md): what
+ * runs behind the instance. It changes with each application process (its old series then
+ * goes stale), so it is made once per generation.
+ */
+static void
+dispatch_instance_info(struct stats_instance *si, const struct dtp_id *id)
+{
+	static const size_t max[] = {32, 32, 24, 32};
+	char comm[32], pid[24];
+	const char *parts[] = {si->t.dpdk_release, comm, pid, DPDKTEL_VERSION};
+
+	if (si->info_generation != si->t.generation || si->info_ti[0] == '\0') {
+		si->info_generation = si->t.generation;
+		dtp_proc_comm(si->t.pid, comm, sizeof(comm));
+		snprintf(pid, sizeof(pid), "%ld", si->t.pid);
+		if (dtp_info_instance(si->info_ti, sizeof(si->info_ti), parts, max, 4) < 0)
+			si->info_ti[0] = '\0';
+	}
+	if (si->info_ti[0] != '\0')
+		gauge(id, "instance_info", si->info_ti, 1);
+}
+
 static void
 dispatch_health(struct stats_instance *si, cdtime_t now, double read_seconds)
 {
@@ -807,8 +923,10 @@ on_restart(struct stats_instance *si, long old_pid, cdtime_t now)
 		ps->hide_zero = false; /* another process, maybe of another release */
 		dtel_xstats_clear(&ps->known);
 	}
-	for (size_t i = 0; i < si->nlcores; i++)
+	for (size_t i = 0; i < si->nlcores; i++) {
 		si->lcores[i].have = false;
+		si->lcores[i].info_ti[0] = '\0';
+	}
 }
 
 static void
@@ -855,12 +973,14 @@ stats_read(user_data_t *ud)
 		read_fwd_lcores(si, now);
 	else if (si->o->app && si->caps.eal_lcore)
 		read_eal_lcores(si, now);
+	read_lcore_info(si, now);
 	dtp_id_instance(&id, PLUGIN, si->t.name, now);
 	if (si->o->memory) {
 		read_heaps(si, &id);
 		read_mempools(si, &id);
 	}
 	read_uptime(si, &id);
+	dispatch_instance_info(si, &id);
 	dtp_batch_end();
 	dispatch_health(si, now, CDTIME_T_TO_DOUBLE(cdtime() - now));
 	return 0;
@@ -972,9 +1092,9 @@ stats_config(oconfig_item_t *ci)
  * come from dpdktel.types.db; without it every value would be refused, a line at a time). */
 static const char *const types[] = {"if_packets", "if_octets", "if_errors", "if_rx_dropped",
 	"if_tx_dropped", "xstat", "queue_packets", "queue_octets", "queue_errors", "link_speed",
-	"port_queues", "port_mtu", "lcore_packets", "stalls", "lcore_cycles", "percent",
-	"heap_bytes", "mempool_objects", "uptime", "up", "telemetry_requests", "reconnects",
-	"restarts", "duration"};
+	"port_queues", "port_mtu", "port_info", "lcore_packets", "lcore_info", "stalls",
+	"lcore_cycles", "percent", "heap_bytes", "mempool_objects", "uptime", "instance_info", "up",
+	"telemetry_requests", "reconnects", "restarts", "duration"};
 
 static int
 stats_init(void)

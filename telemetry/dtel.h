@@ -390,12 +390,17 @@ struct dtel_eal_params {
 };
 int dtel_parse_eal_params(const struct dtel_reply *reply, struct dtel_eal_params *ret);
 
+/** Words of struct dtel_eal_lcore_info's cpuset: CPUs 0 to 1023. */
+#define DTEL_CPUSET_WORDS 16
+
 /** /eal/lcore/info,<id> (DPDK 23.03 and later; cycles only when the application reports
  * them through rte_lcore_register_usage_cb). */
 struct dtel_eal_lcore_info {
 	unsigned int lcore_id;
 	int socket;
 	char role[32]; /**< "RTE", "SERVICE", "NON_EAL", ... */
+	/** The CPUs of "cpuset": bit c of word c / 64 for CPU c (CPUs from 1024 left out). */
+	uint64_t cpuset[DTEL_CPUSET_WORDS];
 	bool has_cycles;
 	uint64_t total_cycles, busy_cycles;
 	unsigned int flags;

@@ -832,6 +832,13 @@ lcore_visit(void *ctx, const struct dtel__jframe *path, int depth, const struct 
 	struct lcore_ctx *c = ctx;
 	int64_t v;
 
+	if (depth == 2 && key_is(path, "cpuset") && t->type != DTEL__J_END) {
+		if (!dtel__json_int(t, 0, INT32_MAX, &v))
+			return -EPROTO;
+		if (v < (int64_t)DTEL_CPUSET_WORDS * 64)
+			c->li.cpuset[v / 64] |= 1ull << (v % 64);
+		return 0;
+	}
 	if (depth != 1)
 		return depth == 0 ? expect_top(depth, t, DTEL__J_OBJECT) : 0;
 	if (key_is(path, "lcore_id")) {

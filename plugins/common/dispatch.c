@@ -4,7 +4,10 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dtp.h"
 
@@ -198,4 +201,83 @@ dtp_notify(const struct dtp_id *id, int severity, const char *type, const char *
 	r = plugin_dispatch_notification(&n);
 	plugin_notification_meta_free(n.meta);
 	return r;
+}
+
+/* Info values ---------------------------------------------------------------------------- */
+
+static bool
+info_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		c == '_' || c == '.' || c == ':' || c == '-';
+}
+
+int
+dtp_info_instance(char *buf, size_t size, const char *const *parts, const size_t *max, size_t n)
+{
+	size_t total = 0, len = 0;
+
+	for (size_t i = 0; i < n; i++)
+		total += max[i];
+	if (n == 0 || total > size)
+		return -ENAMETOOLONG;
+	for (size_t i = 0; i < n; i++) {
+		const char *p = parts[i] != NULL ? parts[i] : "";
+
+		if (i > 0)
+			buf[len++] = ',';
+		for (size_t k = 0; p[k] != '\0' && k + 1 < max[i]; k++) {
+			char c = p[k];
+
+			if (!info_char(c))
+				c = '_';
+			buf[len++] = c;
+		}
+	}
+	buf[len] = '\0';
+	return 0;
+}
+
+/* "0000:3b:00.0": a PCI address in DPDK's domain:bus:device.function form. */
+static bool
+pci_address(const char *s)
+{
+	static const char form[] = "hhhh:hh:hh.h";
+
+	for (size_t i = 0; i < sizeof(form) - 1; i++) {
+		bool hex = (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f');
+
+		if (form[i] == 'h' ? !hex : s[i] != form[i])
+			return false;
+	}
+	return true;
+}
+
+void
+dtp_port_driver(const char *name, const char *sysfs, char *buf, size_t size)
+{
+	char link[PATH_MAX], target[PATH_MAX];
+	size_t n;
+	ssize_t len;
+	const char *base;
+
+	if (size == 0)
+		return;
+	buf[0] = '\0';
+	if (pci_address(name)) {
+		snprintf(link, sizeof(link), "%s/bus/pci/devices/%.12s/driver", sysfs, name);
+		len = readlink(link, target, sizeof(target) - 1);
+		if (len <= 0)
+			return;
+		target[len] = '\0';
+		base = strrchr(target, '/');
+		snprintf(buf, size, "%s", base != NULL ? base + 1 : target);
+		return;
+	}
+	if (strncmp(name, "net_", 4) != 0 && strncmp(name, "eth_", 4) != 0)
+		return;
+	n = strspn(name, "abcdefghijklmnopqrstuvwxyz_");
+	while (n > 4 && name[n - 1] == '_')
+		n--;
+	snprintf(buf, size, "%.*s", (int)n, name);
 }

@@ -197,6 +197,7 @@ struct dtp_target {
 	uint64_t connects; /* the shared session's connect count last seen */
 	long pid;
 	int dpdk_version; /* dtel_dpdk_version() of the greeting's version; -EINVAL: unknown */
+	char dpdk_release[DTEL_STRING_MAX]; /* the greeting's version without "DPDK " */
 	unsigned long long start_ticks; /* when pid started (/proc), 0: unknown */
 	bool bad_reply_logged; /* an unusable reply of this process was logged */
 
@@ -253,6 +254,12 @@ uint64_t dtp_now_ms(void);
 
 /** Seconds since process @pid started, from /proc; -1 when that cannot be told. */
 double dtp_proc_uptime(long pid);
+
+/**
+ * The program name of process @pid (/proc/<pid>/comm, without its newline) into @buf.
+ * 0, or -ESRCH when /proc does not tell (@buf then ""). The caller's thread.
+ */
+int dtp_proc_comm(long pid, char *buf, size_t size);
 
 /** An application younger than this is still starting (see dtp_target_young()). */
 #define DTP_YOUNG_S 30
@@ -432,8 +439,8 @@ int dtp_eal_lcore(dtp_query_fn q, void *ctx, struct dtp_target *t, unsigned int 
 
 /**
  * /eal/lcore/list, then dtp_eal_lcore() of each listed lcore: each(arg, info) for every one
- * that answers for itself and reports cycles (role not filtered). stop(ctx), when not NULL,
- * is asked before each request: non-zero ends the walk and is returned (a poll that met a
+ * that answers for itself (whether it reports cycles or not: li->has_cycles). stop(ctx), when not
+ * NULL, is asked before each request: non-zero ends the walk and is returned (a poll that met a
  * timeout). Returns 0, the list request's error, or stop's.
  */
 int dtp_eal_lcores(dtp_query_fn q, void *ctx, struct dtp_target *t, int (*stop)(void *ctx),
@@ -517,6 +524,33 @@ struct dtp_meta {
  * caller adds them to its invalid count.
  */
 int dtp_dispatch_health(const struct dtp_id *id, const struct dtp_target *t);
+
+/*
+ * Info values: a GAUGE of 1 whose type instance carries names, "<part>,<part>,...", so that
+ * PromQL can split them into labels with label_replace and join them onto other series
+ * (docs/metrics.md). Each part keeps only [A-Za-z0-9_.:-]; every other character ('/',
+ * ',', spaces, quotes) becomes '_', so that the parts stay apart and the identifier is safe
+ * for collectd (a '/' separates the parts of an identifier), csv file names and Prometheus.
+ */
+
+/**
+ * "<part>,<part>,..." of @n parts into @buf, each sanitized as above and cut to @max[i] - 1
+ * characters (a NULL part is ""). Returns 0, or -ENAMETOOLONG (nothing written) when the
+ * @max add up to more than @size: then a long part could push the last ones out.
+ */
+int dtp_info_instance(
+	char *buf, size_t size, const char *const *parts, const size_t *max, size_t n);
+
+/**
+ * The driver of the ethdev named @name, into @buf ("" when unknown): DPDK's telemetry does
+ * not name it. A virtual device is named after its driver and a suffix ("net_null0",
+ * "net_tap1", "net_ring0_in": net_null, net_tap, net_ring), so that is the name up to the
+ * first character other than a lowercase letter or '_' (a '_' before it dropped); a PCI
+ * address ("0000:3b:00.0", also with a suffix as "0000:3b:00.0_representor_vf0") gives the
+ * kernel driver the device is bound to (vfio-pci, igb_uio, mlx5_core) from
+ * @sysfs/bus/pci/devices/<address>/driver (@sysfs: "/sys", or a test's directory).
+ */
+void dtp_port_driver(const char *name, const char *sysfs, char *buf, size_t size);
 
 /** Dispatch a notification with the identifiers of the value it is about. */
 __attribute__((format(printf, 6, 7))) int dtp_notify(const struct dtp_id *id, int severity,

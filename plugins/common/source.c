@@ -93,8 +93,7 @@ dtp_eal_lcores(dtp_query_fn q, void *ctx, struct dtp_target *t, int (*stop)(void
 			break;
 		if (ids.v[i].type != DTEL_VALUE_U64 || ids.v[i].v.u64 > UINT32_MAX)
 			continue;
-		if (dtp_eal_lcore(q, ctx, t, (unsigned int)ids.v[i].v.u64, &li) == 0 &&
-			li.has_cycles)
+		if (dtp_eal_lcore(q, ctx, t, (unsigned int)ids.v[i].v.u64, &li) == 0)
 			each(arg, &li);
 	}
 	dtel_dict_clear(&ids);

@@ -228,6 +228,13 @@ proc_start_ticks(long pid)
 	return errno != 0 || end == p + 1 ? 0 : start;
 }
 
+/* "24.11.6" of "DPDK 24.11.6"; another greeting's version as it is. */
+static const char *
+release_of(const char *version)
+{
+	return strncmp(version, "DPDK ", 5) == 0 ? version + 5 : version;
+}
+
 bool
 dtp_target_restarted(struct dtp_target *t, long *ret_old_pid)
 {
@@ -250,7 +257,26 @@ dtp_target_restarted(struct dtp_target *t, long *ret_old_pid)
 		t->start_ticks = proc_start_ticks(st.greeting.pid);
 	t->pid = st.greeting.pid;
 	t->dpdk_version = dtel_dpdk_version(st.greeting.version);
+	snprintf(t->dpdk_release, sizeof(t->dpdk_release), "%.*s", (int)sizeof(t->dpdk_release) - 1,
+		release_of(st.greeting.version));
 	return restarted;
+}
+
+int
+dtp_proc_comm(long pid, char *buf, size_t size)
+{
+	char path[64];
+
+	if (size == 0)
+		return -EINVAL;
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	if (pid <= 0 || !read_line(path, buf, size)) {
+		buf[0] = '\0';
+		return -ESRCH;
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
 }
 
 bool
@@ -262,7 +288,7 @@ dtp_target_exited(const struct dtp_target *t)
 int
 dtp_socket_app(const char *path, char *buf, size_t size)
 {
-	char file[64], comm[32] = "";
+	char comm[32];
 	long pid;
 	int ret;
 
@@ -272,10 +298,8 @@ dtp_socket_app(const char *path, char *buf, size_t size)
 	ret = dtel_probe_pid(path, &pid);
 	if (ret < 0)
 		return ret;
-	snprintf(file, sizeof(file), "/proc/%ld/comm", pid);
-	if (pid <= 0 || !read_line(file, comm, sizeof(comm)))
+	if (dtp_proc_comm(pid, comm, sizeof(comm)) < 0)
 		return -ESRCH;
-	comm[strcspn(comm, "\n")] = '\0';
 	for (char *c = comm; *c; c++)
 		if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_')
 			*c = '_';

@@ -148,6 +148,10 @@ BROKEN_DASHBOARDS = {
         set_expr(f'{{__name__=~"collectd_dpdktel_.*", {SEL}}}'), {'metric'}),
     'label that no series has': (
         set_expr(f'sum by (dpdk_instanse) (dpdktel:port_rx_pps:rate1m{{{SEL}}})'), {'label'}),
+    'joined label that label_replace does not make': (
+        set_expr(f'dpdktel:port_rx_pps:rate1m{{{SEL}}} * on (instance, dpdk_instance, port) '
+                 'group_left (devise) label_replace(collectd_dpdktel_stats_port_info'
+                 f'{{{SEL}}}, "device", "$1", "type", "([^,]*),.*")'), {'label'}),
     'query that does not parse': (
         set_expr(f'sum(rate(collectd_dpdktel_stats_if_packets_rx_total{{{SEL}}}'
                  '[$__rate_interval])'), {'promql'}),

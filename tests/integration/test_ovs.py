@@ -65,6 +65,10 @@ def test_cli_list_ports_and_query(sw, build_dir):
             assert before[k] <= ours[k] <= after[k], (port, k, before[k], ours[k], after[k])
 
 
+def dpdktel_version(build_dir):
+    return cli(build_dir, '--version').split()[1]
+
+
 def both_plugins(sw):
     """dpdktel_stats finds OVS by discovery (its name: the prefix), dpdktel_events by
     FilePrefix, the way docs/applications.md shows it."""
@@ -106,6 +110,18 @@ def test_plugins_read_ovs_counters_and_links(sw, build_dir, source_dir):
         subprocess.run(['ip', 'link', 'set', 'dev', sw.ifaces[1], 'up'], check=True)
         n = wait_note(cd, 'Link up on ovs port 1')
         assert n['severity'] == 'OKAY'
+        # The names OVS users know the ports by, from /ethdev/info: net_tap devices.
+        for port in (0, 1):
+            info = dpdk_telemetry_py(sw.prefix, f'/ethdev/info,{port}')
+            cd.wait_value(f'{base}.port{port}/port_info-net_tap{port},net_tap,'
+                          f'{info["mac_addr"]},{info["numa_node"]}',
+                          what=f'port_info of port {port}')
+        version = dpdk_telemetry_py(sw.prefix, '/info')['version'].removeprefix('DPDK ')
+        with open(f'/proc/{sw.pid}/comm') as f:
+            comm = f.read().strip()
+        assert comm.startswith('ovs-vswitchd'), comm
+        cd.wait_value(f'{base}/instance_info-{version},{comm},{sw.pid},'
+                      f'{dpdktel_version(build_dir)}', what='instance_info of OVS')
         # OVS has no lcore data a monitor can read (PMD threads are not EAL lcores).
         assert 'only its links are watched' in cd.log()
         assert not [m for m in notes(cd) if 'port 0' in m['message']]

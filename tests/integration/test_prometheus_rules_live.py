@@ -35,7 +35,11 @@ DOWN_PORT, STALLED_LCORE = 1, 2
 # Sample type instances for the table cells of docs/metrics.md that are not literal.
 TYPE_INSTANCE_SAMPLES = {'q<Q>': ['q0', 'q1'], 'heap<ID>': ['heap0'],
                          'the xstat name': ['rx_good_packets', 'rx_q0_errors'],
-                         'the pool name': ['mb_pool_0']}
+                         'the pool name': ['mb_pool_0'],
+                         # info values: names in the type instance (docs/metrics.md, "Names")
+                         '<device>,<driver>,<mac>,<numa>': ['net_tap0,net_tap,02:00:00:00:00:01,0'],
+                         '<role>,<cpus>,<numa>': ['RTE,2-3_8,0'],
+                         '<dpdk>,<program>,<pid>,<dpdktel>': ['24.11.6,dpdk-testpmd,4242,0.1.0']}
 # Counters that stay flat, so that only the alerts under test fire.
 FLAT_COUNTERS = {'if_errors', 'if_rx_dropped', 'if_tx_dropped', 'queue_errors', 'restarts',
                  'reconnects'}

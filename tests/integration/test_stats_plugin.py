@@ -3,13 +3,16 @@
 import contextlib
 import os
 import shutil
+import subprocess
 import tempfile
 import time
 
 import pytest
 
-from helpers import dpdk
+from helpers import dpdk, metricsdoc
 from helpers.collectd import Collectd
+from helpers.process import free_port
+from helpers.prom import Prometheus
 from helpers.telemetry import Client
 from helpers.wait import wait_until
 
@@ -163,6 +166,80 @@ def test_per_queue_values_on_every_release(pmd, instance, dpdk_release):
         assert not any('dpdktel_stats-pq.port0/xstat-' in i for i in ids)
 
 
+def dpdktel_version(build_dir):
+    out = subprocess.run([f'{build_dir}/telemetry/dpdktel', '--version'], capture_output=True,
+                         text=True, timeout=10, check=True).stdout
+    return out.split()[1]
+
+
+def instance_info(app, build_dir):
+    """instance_info's type instance for the application as /proc and its greeting see it."""
+    with Client(app.socket) as c:
+        version = c.greeting['version'].removeprefix('DPDK ')
+    with open(f'/proc/{app.pid}/comm') as f:
+        comm = f.read().strip()
+    return f'{version},{comm},{app.pid},{dpdktel_version(build_dir)}'
+
+
+def test_info_values_name_ports_lcores_and_instance(pmd, build_dir, dpdk_release):
+    """port_info carries the device name, driver, MAC and NUMA node /ethdev/info gives;
+    instance_info the release, program and pid; lcore_info (DPDK >= 23.03) the role and CPU
+    /eal/lcore/info gives. Each is written at every read, though read once."""
+    app, cd = pmd[0], pmd[1]['pmd']
+    for p in range(NPORTS):
+        info = direct(app.socket, f'/ethdev/info,{p}')
+        assert info['name'] == f'net_null{p}'
+        ident = (f'dpdktel_stats-pmd.port{p}/port_info-net_null{p},net_null,'
+                 f'{info["mac_addr"]},{info["numa_node"]}')
+        first = cd.wait_value(ident, what=f'port_info of port {p}: {ident}')
+        assert first[1] == [1]
+        cd.wait_value(ident, lambda r, t=first[0]: r[0] > t, what=f'{ident} at the next read')
+    want = instance_info(app, build_dir)
+    assert want.split(',')[1] == 'dpdk-testpmd', want
+    first = cd.wait_value(f'dpdktel_stats-pmd/instance_info-{want}', what=f'instance_info {want}')
+    assert first[1] == [1]
+    lcores = [i for i in cd.listval() if '/lcore_info-' in i]
+    if dpdk_release.key < (23, 3):
+        assert lcores == [], lcores  # 22.11 has no /eal/lcore/info
+        return
+    for lcore in (0, 1):  # testpmd -l 0,1: lcore N on CPU N
+        li = direct(app.socket, f'/eal/lcore/info,{lcore}')
+        assert li['cpuset'] == [lcore], li
+        cd.wait_value(f'dpdktel_stats-pmd.lcore{lcore}/lcore_info-RTE,{lcore},{li["socket"]}',
+                      what=f'lcore_info of lcore {lcore}')
+
+
+def test_device_names_joined_in_prometheus(build_dir, source_dir):
+    """Through the real write_prometheus and Prometheus (the dpdktel scrape job): the join of
+    docs/metrics.md puts each port's device name onto its packet rate, the documented split
+    gives driver and MAC, and the overview's link timeline names the ports."""
+    def docs_promql(needle):
+        return metricsdoc.promql_block(os.path.join(source_dir, 'docs', 'metrics.md'), needle)
+
+    wp_port = free_port()
+    app = start_testpmd(None, nports=2)
+    conf = (stats_config(pmd=app.socket) +
+            f'LoadPlugin write_prometheus\n<Plugin write_prometheus>\n  Host "127.0.0.1"\n'
+            f'  Port "{wp_port}"\n</Plugin>\n')
+    with app, Collectd(build_dir, source_dir, conf, system_plugins=('write_prometheus',),
+                       interval=0.5, http_port=wp_port) as cd, \
+            Prometheus([f'127.0.0.1:{wp_port}']) as prom:
+        prom.wait_for_target()
+        join = docs_promql('if_packets_rx_total')
+        got = wait_until(lambda: len(prom.query(join)) == 2 and prom.query(join), 30,
+                         f'the documented join: {join}')
+        assert sorted((r['metric']['port'], r['metric']['device']) for r in got) == \
+            [('0', 'net_null0'), ('1', 'net_null1')], got
+        assert all(float(r['value'][1]) > 0 for r in got), got  # testpmd forwards
+        names = {r['metric']['port']: r['metric'] for r in prom.query(docs_promql('"numa",'))}
+        for p in range(2):
+            info = direct(app.socket, f'/ethdev/info,{p}')
+            assert (names[str(p)]['device'], names[str(p)]['driver'], names[str(p)]['mac'],
+                    names[str(p)]['numa']) == \
+                (f'net_null{p}', 'net_null', info['mac_addr'], str(info['numa_node'])), names
+        cd.wait_value('dpdktel_stats-pmd/up', lambda r: r[1] == [1], what='up')
+
+
 def test_restart_gives_up_0_then_1_one_warning_no_spike(build_dir, source_dir, dpdk_release):
     prefix = dpdk.unique_prefix('r')
     app = start_testpmd(dpdk_release, prefix=prefix, nports=2)
@@ -178,6 +255,9 @@ def test_restart_gives_up_0_then_1_one_warning_no_spike(build_dir, source_dir, d
         app.start()
         cd.wait_value('dpdktel_stats-pmd/up', lambda r: r[1] == [1], what='up 1 after restart')
         cd.wait_value('dpdktel_stats-pmd/restarts', lambda r: r[1] == [1], what='restarts 1')
+        # A new process, a new instance_info (the old one goes stale).
+        cd.wait_value(f'dpdktel_stats-pmd/instance_info-{instance_info(app, build_dir)}',
+                      what='instance_info of the new process')
         notes = [n for n in cd.notifications() if n.get('plugin') == 'dpdktel_stats']
         assert len(notes) == 1, notes
         assert notes[0]['severity'] == 'WARNING'

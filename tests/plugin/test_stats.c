@@ -42,7 +42,15 @@ struct app {
 	const char *version;
 	bool stats_4q; /* the recorded 4-queue port of the release: 24.11's or 25.11's */
 	bool long_xstats; /* /ethdev/xstats of fewer than 256 entries, within 512 B of 16 KiB */
+	const char *dev_name; /* /ethdev/info "name" of port 0 (NULL: net_null<port>) */
+	bool eal_lcores; /* has /eal/lcore/list and /eal/lcore/info (DPDK >= 23.03) */
 };
+
+/* /eal/lcore/info requests the fake received. */
+static unsigned int lcore_info_requests;
+
+/* /ethdev/info requests the fake received (atomic: one thread per connection). */
+static unsigned int info_requests;
 
 /*
  * Fewer than 256 counters with long names whose reply ends within DTEL_CUT_MARGIN of the
@@ -82,16 +90,24 @@ app_newer(const struct app *a, const char *than)
 /* A stopped application: set by the first /ethdev/stats of an app with hang_at_stats. */
 static int app_hung;
 
+/* The recorded net_null0 of 22.11 as port @port named net_null<port>, or @name for port 0
+ * (a JSON string: DPDK escapes '"' and '\\' only, lib/telemetry/telemetry_json.h). */
 static char *
-info_reply(unsigned int port)
+info_reply(unsigned int port, const char *name)
 {
 	size_t len;
-	char *g = fs_golden("dpdk-22.11/ethdev_info-0.json", &len), *p, *out;
+	char *g = fs_golden("dpdk-22.11/ethdev_info-0.json", &len), *p, *rest, *out;
+	char dflt[32];
 
+	snprintf(dflt, sizeof(dflt), "net_null%u", port);
 	p = strstr(g, "\"port_id\":0");
+	rest = strstr(g, "\"state\"");
 	assert_non_null(p);
+	assert_non_null(rest);
 	*p = '\0';
-	out = fs_printf("%s\"port_id\":%u%s", g, port, p + strlen("\"port_id\":0"));
+	rest[-1] = '\0'; /* the ',' after the name */
+	out = fs_printf("{\"/ethdev/info\":{\"name\":\"%s\",%s\"port_id\":%u%s",
+		port == 0 && name != NULL ? name : dflt, rest, port, p + strlen("\"port_id\":0"));
 	free(g);
 	return out;
 }
@@ -139,10 +155,12 @@ root_list(const struct app *a)
 	size_t len;
 	char *g = fs_golden("dpdk-22.11/root.json", &len), *out;
 
-	if (!a->fwd)
+	if (!a->fwd && !a->eal_lcores)
 		return g;
 	g[len - 2] = '\0'; /* drop "]}" */
-	out = fs_printf("%s,\"/fwd/info\",\"/fwd/lcores\",\"/fwd/port\",\"/fwd/ports\"]}", g);
+	out = fs_printf("%s%s%s]}", g,
+		a->fwd ? ",\"/fwd/info\",\"/fwd/lcores\",\"/fwd/port\",\"/fwd/ports\"" : "",
+		a->eal_lcores ? ",\"/eal/lcore/info\",\"/eal/lcore/list\"" : "");
 	free(g);
 	return out;
 }
@@ -227,8 +245,21 @@ app_handler(
 		o->data = fs_golden("dpdk-22.11/ethdev_xstats-0.json", &o->len);
 	else if (IS("/ethdev/link_status"))
 		o->data = fs_golden("dpdk-22.11/ethdev_link_status-0.json", &o->len);
-	else if (IS("/ethdev/info"))
-		o->data = info_reply(id);
+	else if (IS("/ethdev/info") && __atomic_add_fetch(&info_requests, 1, __ATOMIC_RELAXED) > 0)
+		o->data = info_reply(id, a->dev_name);
+	else if (IS("/eal/lcore/list") && a->eal_lcores)
+		o->data = fs_printf("{\"/eal/lcore/list\":[0,1,2]}");
+	/* Recorded from testpmd 23.11 (lcore 1, cycles); lcore 0 as it answers without a usage
+	 * callback; lcore 2 a service lcore on three CPUs of socket 1. */
+	else if (IS("/eal/lcore/info") && a->eal_lcores &&
+		__atomic_add_fetch(&lcore_info_requests, 1, __ATOMIC_RELAXED) > 0 && id == 1)
+		o->data = fs_golden("dpdk-newer/eal_lcore_info-23.11.json", &o->len);
+	else if (IS("/eal/lcore/info") && a->eal_lcores && id == 0)
+		o->data = fs_printf("{\"/eal/lcore/info\":{\"lcore_id\":0,\"socket\":0,"
+				    "\"role\":\"RTE\",\"cpuset\":[0]}}");
+	else if (IS("/eal/lcore/info") && a->eal_lcores && id == 2)
+		o->data = fs_printf("{\"/eal/lcore/info\":{\"lcore_id\":2,\"socket\":1,"
+				    "\"role\":\"SERVICE\",\"cpuset\":[4,5,6,9]}}");
 	else if (IS("/eal/heap_list"))
 		o->data = fs_golden("dpdk-22.11/eal_heap_list.json", &o->len);
 	else if (IS("/eal/heap_info"))
@@ -293,6 +324,8 @@ setup(void **state)
 	__atomic_store_n(&values_at_requests, 0, __ATOMIC_RELAXED);
 	app_hung = 0;
 	__atomic_store_n(&hide_zero_requests, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&info_requests, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&lcore_info_requests, 0, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -324,6 +357,10 @@ must_find(const char *pi, const char *type, const char *ti)
 	const struct fc_value *v = fc_find(pi, type, ti);
 
 	if (v == NULL) {
+		for (size_t i = 0; i < fc_nvalues(); i++)
+			if (strcmp(fc_value_at(i)->type, type) == 0)
+				print_message("have %s/%s-%s\n", fc_value_at(i)->plugin_instance,
+					type, fc_value_at(i)->type_instance);
 		fc_dump_logs();
 		fail_msg("no value %s/%s-%s", pi, type, ti ? ti : "");
 	}
@@ -893,6 +930,153 @@ restart_gives_one_warning(void **state)
 	assert_string_equal(n->host, "fakehost");
 	assert_string_equal(n->meta, "name=edge1;old_state=100;new_state=200;");
 	assert_int_equal(must_find(PI, "restarts", NULL)->v[0].derive, 1);
+	/* The new process has its own instance_info (the old one goes stale). */
+	assert_non_null(strstr(must_find(PI, "instance_info", NULL)->type_instance, ",200,"));
+}
+
+/* The names operators know a port and an application by, as info values of 1. */
+static void
+info_values_name_ports_and_instance(void **state)
+{
+	char want[256], comm[32] = "";
+	const struct fc_value *v;
+
+	(void)state;
+	start_app(
+		&(struct app){.nports = 2, .silent_stats_port = -1, .version = "DPDK 24.11.6"}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	v = must_find(PI ".port0", "port_info", "net_null0,net_null,B2:5B:35:7B:05:53,0");
+	assert_int_equal(v->ds_type[0], DS_TYPE_GAUGE);
+	assert_true(v->v[0].gauge == 1);
+	must_find(PI ".port1", "port_info", "net_null1,net_null,B2:5B:35:7B:05:53,0");
+	/* The greeting says pid 1: the program name is that of this machine's pid 1. */
+	assert_int_equal(dtp_proc_comm(1, comm, sizeof(comm)), 0);
+	assert_true(strlen(comm) > 0);
+	snprintf(want, sizeof(want), "24.11.6,%s,1,%s", comm, DPDKTEL_VERSION);
+	v = must_find(PI, "instance_info", want);
+	assert_true(v->v[0].gauge == 1);
+	assert_int_equal(fc_count(PI, "instance_info", NULL), 1);
+}
+
+/* /ethdev/info is read once per application process, its info value sent at every read:
+ * a series written only at the first read would go stale in Prometheus. */
+static void
+port_info_every_read_info_read_once(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 2, .silent_stats_port = -1}, 0);
+	assert_int_equal(configure(NULL, NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		fc_clear_records();
+		assert_int_equal(fc_read_all(), 0);
+		assert_int_equal(fc_count(PI ".port0", "port_info",
+					 "net_null0,net_null,B2:5B:35:7B:05:53,0"),
+			1);
+		assert_int_equal(fc_count(PI ".port1", "port_info",
+					 "net_null1,net_null,B2:5B:35:7B:05:53,0"),
+			1);
+		assert_int_equal(fc_count(PI, "instance_info", NULL), 1);
+	}
+	assert_int_equal(__atomic_load_n(&info_requests, __ATOMIC_RELAXED), 2);
+}
+
+/* A name with ',' or '/' would split into wrong labels or break collectd's identifier (and a
+ * csv file name): those characters become '_'. */
+static void
+port_info_name_sanitized(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1,
+			  .silent_stats_port = -1,
+			  .dev_name = "net_ring0/in,out \\\"x\\\""},
+		0);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	must_find(PI ".port0", "port_info", "net_ring0_in_out__x_,net_ring,B2:5B:35:7B:05:53,0");
+}
+
+static void
+assert_lcore_info(void)
+{
+	assert_int_equal(fc_count(PI ".lcore0", "lcore_info", "RTE,0,0"), 1);
+	assert_int_equal(fc_count(PI ".lcore1", "lcore_info", "RTE,1,0"), 1);
+	assert_int_equal(fc_count(PI ".lcore2", "lcore_info", "SERVICE,4-6_9,1"), 1);
+	assert_int_equal(fc_count(PI ".lcore2", "lcore_info", NULL), 1);
+}
+
+/* Role, CPUs and socket of each lcore from /eal/lcore/info (DPDK >= 23.03), sent at every
+ * read. Next to the forwarder's cycles (/fwd/lcores) they are read once per process; where
+ * the cycles come from /eal/lcore/info too, from those replies: one request per lcore and
+ * read, as without lcore_info. */
+static void
+lcore_info_read_once_sent_every_read(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1,
+			  .silent_stats_port = -1,
+			  .version = "DPDK 23.11.7",
+			  .fwd = true,
+			  .eal_lcores = true},
+		1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		fc_clear_records();
+		assert_int_equal(fc_read_all(), 0);
+		assert_lcore_info();
+	}
+	assert_int_equal(__atomic_load_n(&lcore_info_requests, __ATOMIC_RELAXED), 3);
+	fc_shutdown();
+	fs_stop(fx.fs);
+	fc_reset();
+	fc_load(module_register);
+	__atomic_store_n(&lcore_info_requests, 0, __ATOMIC_RELAXED);
+	start_app(&(struct app){.nports = 1,
+			  .silent_stats_port = -1,
+			  .version = "DPDK 23.11.7",
+			  .eal_lcores = true},
+		1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		fc_clear_records();
+		assert_int_equal(fc_read_all(), 0);
+		assert_lcore_info();
+		must_find(PI ".lcore1", "lcore_cycles", NULL);
+	}
+	assert_int_equal(__atomic_load_n(&lcore_info_requests, __ATOMIC_RELAXED), 3 * 3);
+}
+
+/* The driver of a PCI device is the kernel driver it is bound to, from sysfs. */
+static void
+port_driver_from_name_or_sysfs(void **state)
+{
+	char dir[64], path[256], buf[64];
+
+	(void)state;
+	assert_int_equal(test_tmpdir("sysfs", dir, sizeof(dir)), 0);
+	snprintf(path, sizeof(path), "%s/bus", dir);
+	mkdir(path, 0700);
+	strcat(path, "/pci");
+	mkdir(path, 0700);
+	strcat(path, "/devices");
+	mkdir(path, 0700);
+	strcat(path, "/0000:3b:00.0");
+	mkdir(path, 0700);
+	strcat(path, "/driver");
+	assert_int_equal(symlink("../../../../bus/pci/drivers/vfio-pci", path), 0);
+	dtp_port_driver("0000:3b:00.0", dir, buf, sizeof(buf));
+	assert_string_equal(buf, "vfio-pci");
+	dtp_port_driver("0000:3b:00.0_representor_vf0", dir, buf, sizeof(buf));
+	assert_string_equal(buf, "vfio-pci");
+	dtp_port_driver("0000:3b:00.1", dir, buf, sizeof(buf)); /* not bound */
+	assert_string_equal(buf, "");
+	dtp_port_driver("net_tap0", dir, buf, sizeof(buf));
+	assert_string_equal(buf, "net_tap");
+	dtp_port_driver("net_virtio_user12", dir, buf, sizeof(buf));
+	assert_string_equal(buf, "net_virtio_user");
+	dtp_port_driver("dpdk-p0", dir, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	assert_int_equal(test_rmdir(dir), 0);
 }
 
 static void
@@ -1561,6 +1745,14 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(values_for_recorded_replies, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			info_values_name_ports_and_instance, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			port_info_every_read_info_read_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(port_info_name_sanitized, setup, teardown),
+		cmocka_unit_test(port_driver_from_name_or_sysfs),
+		cmocka_unit_test_setup_teardown(
+			lcore_info_read_once_sent_every_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(one_read_time_and_no_duplicates, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			read_dispatches_after_its_last_request, setup, teardown),

@@ -621,9 +621,31 @@ eal_lcore_info_newer_dpdk(void **state)
 	assert_string_equal(li.role, "RTE");
 	assert_true(li.has_cycles);
 	assert_true(li.busy_cycles <= li.total_cycles);
+	assert_true(li.cpuset[0] == 1u << 1);
 	assert_int_equal(dtel_parse_eal_lcore_info(&none, &li), 0);
 	assert_false(li.has_cycles);
+	assert_true(li.cpuset[0] == 1u << 2);
 	free(golden_);
+}
+
+/* An lcore may run on several CPUs (--lcores 1@(2-3,70)); CPUs from 1024 do not fit. */
+static void
+eal_lcore_info_cpuset(void **state)
+{
+	struct dtel_reply r = reply_of("{\"/eal/lcore/info\":{\"lcore_id\":1,\"socket\":1,"
+				       "\"role\":\"RTE\",\"cpuset\":[2,3,70,5000]}}");
+	struct dtel_reply bad =
+		reply_of("{\"/eal/lcore/info\":{\"lcore_id\":1,\"cpuset\":[\"x\"]}}");
+	struct dtel_eal_lcore_info li;
+
+	(void)state;
+	assert_int_equal(dtel_parse_eal_lcore_info(&r, &li), 0);
+	assert_int_equal(li.socket, 1);
+	assert_true(li.cpuset[0] == ((1ull << 2) | (1ull << 3)));
+	assert_true(li.cpuset[1] == 1ull << 6);
+	for (int w = 2; w < DTEL_CPUSET_WORDS; w++)
+		assert_true(li.cpuset[w] == 0);
+	assert_int_equal(dtel_parse_eal_lcore_info(&bad, &li), -EPROTO);
 }
 
 static void
@@ -805,6 +827,7 @@ main(void)
 		cmocka_unit_test(eal_params_golden),
 		cmocka_unit_test(eal_params_forms),
 		cmocka_unit_test(eal_lcore_info_newer_dpdk),
+		cmocka_unit_test(eal_lcore_info_cpuset),
 		cmocka_unit_test(eal_lcore_info_absent_on_22_11),
 		cmocka_unit_test(dict_golden_heap),
 		cmocka_unit_test(dict_flattens_nested),

@@ -91,3 +91,12 @@ def metric_scopes(rows):
         for name in row.metric_names():
             scopes[name] = row.scope
     return scopes
+
+
+def promql_block(path, needle):
+    """The ```promql block of docs/metrics.md that contains needle, without its comments."""
+    with open(path) as f:
+        text = f.read()
+    blocks = [b.split('```')[0] for b in text.split('```promql')[1:]]
+    (block,) = [b for b in blocks if needle in b]
+    return '\n'.join(line for line in block.splitlines() if not line.startswith('#'))

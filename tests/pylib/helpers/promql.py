@@ -63,6 +63,7 @@ class Analysis:
     selectors: list
     functions: list  # every function or aggregation called
     grouping_labels: list  # labels in by/without/on/ignoring/group_* clauses
+    created_labels: list = field(default_factory=list)  # dst labels of label_replace()
 
 
 def _unquote(s):
@@ -151,7 +152,29 @@ def analyse(expr):
             selectors.append(sel)
             continue
         i += 1
-    return Analysis(selectors, functions, grouping)
+    return Analysis(selectors, functions, grouping, _created_labels(toks))
+
+
+def _created_labels(toks):
+    """The destination label of each label_replace(v, "dst", ...): its second argument."""
+    out = []
+    for k in range(len(toks) - 1):
+        if toks[k] != ('ident', 'label_replace') or toks[k + 1][1] != '(':
+            continue
+        depth = 0
+        for j in range(k + 2, len(toks) - 1):
+            t = toks[j][1]
+            if t in ('(', '{', '['):
+                depth += 1
+            elif t in (')', '}', ']'):
+                if depth == 0:
+                    break
+                depth -= 1
+            elif t == ',' and depth == 0:
+                if toks[j + 1][0] == 'str':
+                    out.append(_unquote(toks[j + 1][1]))
+                break
+    return out
 
 
 def metric_names(analysis):

@@ -27,6 +27,7 @@ struct conn {
 
 struct fake_server {
 	struct fake_config cfg;
+	char *greeting; /* a copy of cfg.greeting, which the caller need not keep */
 	char dir[64];
 	char path[108];
 	int listen_fd;
@@ -253,15 +254,25 @@ fs_new(const struct fake_config *cfg)
 		return NULL;
 	if (cfg != NULL)
 		fs->cfg = *cfg;
+	if (fs->cfg.greeting != NULL) {
+		fs->greeting = strdup(fs->cfg.greeting);
+		if (fs->greeting == NULL) {
+			free(fs);
+			return NULL;
+		}
+		fs->cfg.greeting = fs->greeting;
+	}
 	fs->listen_fd = -1;
 	pthread_mutex_init(&fs->lock, NULL);
 	if (pipe2(fs->stop_pipe, O_CLOEXEC) < 0) {
+		free(fs->greeting);
 		free(fs);
 		return NULL;
 	}
 	if (pipe2(fs->accept_stop, O_CLOEXEC) < 0) {
 		close(fs->stop_pipe[0]);
 		close(fs->stop_pipe[1]);
+		free(fs->greeting);
 		free(fs);
 		return NULL;
 	}
@@ -363,6 +374,7 @@ fs_stop(struct fake_server *fs)
 	close(fs->accept_stop[0]);
 	close(fs->accept_stop[1]);
 	pthread_mutex_destroy(&fs->lock);
+	free(fs->greeting);
 	free(fs);
 }
 

@@ -40,7 +40,7 @@ typedef void (*fake_handler_t)(struct fake_server *fs, unsigned int conn, const 
 
 struct fake_config {
 	const char *path; /* socket path for fs_start_path (NULL: a new temporary one) */
-	const char *greeting; /* NULL: the DPDK 22.11 greeting with this process's pid */
+	const char *greeting; /* NULL: the DPDK 22.11 greeting with this process's pid; copied */
 	bool no_greeting; /* accept and say nothing */
 	bool close_at_accept; /* accept and close at once (the 10-client cap) */
 	long pid; /* pid in the default greeting (0: getpid()) */

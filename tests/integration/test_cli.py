@@ -30,6 +30,15 @@ def testpmd4(dpdk_release):
         yield app
 
 
+@pytest.fixture(scope='module')
+def cli_pmd():
+    """A testpmd of the default release for the tests of the CLI's own option handling,
+    which does not change with the DPDK release (the matrix runs the others per release)."""
+    app = dpdk.testpmd(nports=4, extra=['-i'])
+    with app:
+        yield app
+
+
 def read_testpmd_stats(app):
     """Send 'show port stats all' to testpmd and parse its own counters per port."""
     before = app.log().count('NIC statistics for port 3')
@@ -161,32 +170,32 @@ def test_help_after_a_command(dpdktel_cli):
     assert run(dpdktel_cli, 'query', '-h', check=False).returncode == 0
 
 
-def test_options_after_operands(dpdktel_cli, testpmd4):
+def test_options_after_operands(dpdktel_cli, cli_pmd):
     """Every command takes its own options and the global ones before or after its operands,
     as --help and the man page write them ("query CMD --raw")."""
-    p = testpmd4.prefix
+    p = cli_pmd.prefix
     raw = '{"/ethdev/list":[0,1,2,3]}\n'
     assert run(dpdktel_cli, '-p', p, 'query', '/ethdev/list', '--raw').stdout == raw
     assert run(dpdktel_cli, 'query', '/ethdev/list', '--raw', '-p', p).stdout == raw
     assert run(dpdktel_cli, 'query', '--raw', '-p', p, '/ethdev/list', '-t', '2').stdout == raw
     for args in (['-p', p, 'ports', '--json'], ['ports', '--json', '-p', p],
-                 ['ports', '--prefix', p, '--json'], ['ports', '--json', '-s', testpmd4.socket]):
+                 ['ports', '--prefix', p, '--json'], ['ports', '--json', '-s', cli_pmd.socket]):
         ports = json.loads(run(dpdktel_cli, *args).stdout)
         assert [x['port_id'] for x in ports] == [0, 1, 2, 3], args
-    out = json.loads(run(dpdktel_cli, 'list', '--json', '-d', testpmd4.runtime_dir).stdout)
+    out = json.loads(run(dpdktel_cli, 'list', '--json', '-d', cli_pmd.runtime_dir).stdout)
     assert [i['state'] for i in out if i['prefix'] == p] == ['live']
     out = run(dpdktel_cli, 'watch', '-c', '1', '-p', p, '-i', '0.2').stdout
     assert sorted(l.split()[1] for l in out.splitlines()) == [f'port={i}' for i in range(4)]
 
 
-def test_option_errors_after_operands(dpdktel_cli, testpmd4):
-    p = testpmd4.prefix
+def test_option_errors_after_operands(dpdktel_cli, cli_pmd):
+    p = cli_pmd.prefix
     # Operands still counted after options moved behind them; global checks still made.
     r = run(dpdktel_cli, 'query', '/ethdev/list', '/info', '-p', p, check=False)
     assert r.returncode == 2 and 'query takes one command' in r.stderr
     r = run(dpdktel_cli, 'ports', 'extra', '--json', '-p', p, check=False)
     assert r.returncode == 2 and 'ports takes no arguments' in r.stderr
-    r = run(dpdktel_cli, 'ports', '-p', p, '-s', testpmd4.socket, check=False)
+    r = run(dpdktel_cli, 'ports', '-p', p, '-s', cli_pmd.socket, check=False)
     assert r.returncode == 2 and 'cannot be combined' in r.stderr
     r = run(dpdktel_cli, 'watch', '-c', '1', '-t', 'soon', '-p', p, check=False)
     assert r.returncode == 2 and "invalid timeout 'soon'" in r.stderr

@@ -37,7 +37,8 @@ TYPE_INSTANCE_SAMPLES = {'q<Q>': ['q0', 'q1'], 'heap<ID>': ['heap0'],
                          'the xstat name': ['rx_good_packets', 'rx_q0_errors'],
                          'the pool name': ['mb_pool_0'],
                          # info values: names in the type instance (docs/metrics.md, "Names")
-                         '<device>,<driver>,<mac>,<numa>': ['net_tap0,net_tap,02:00:00:00:00:01,0'],
+                         # {e}: the port's number, so each port has a device of its own
+                         '<device>,<driver>,<mac>,<numa>': ['net_tap{e},net_tap,02:00:00:00:00:0{e},0'],
                          '<role>,<cpus>,<numa>': ['RTE,2-3_8,0'],
                          '<dpdk>,<program>,<pid>,<dpdktel>': ['24.11.6,dpdk-testpmd,4242,0.1.0']}
 # Counters that stay flat, so that only the alerts under test fire.
@@ -109,6 +110,7 @@ class Feeder:
                 for e in entities:
                     pi = INSTANCE if e is None else f'{INSTANCE}.{row.scope}{e}'
                     for ti in tis:
+                        ti = ti.replace('{e}', str(e))
                         ident = f'{HOST}/{row.plugin}-{pi}/{row.type}' + (f'-{ti}' if ti else '')
                         vals = ':'.join(str(self._value(row, ds, e)) for ds in row.data_sources)
                         yield ident, f'N:{vals}'
@@ -226,8 +228,9 @@ def test_link_down_and_stall_fire_for_their_port_and_lcore_then_clear(chain):
     link = only(firing, 'DpdkLinkDown')
     assert [a['labels'] for a in link] == [dict(base, alertname='DpdkLinkDown',
                                                 port=str(DOWN_PORT))]
+    # The device name joined from port_info (a template query in the rule's annotation).
     assert link[0]['annotations']['summary'] == \
-        f'Link down on port {DOWN_PORT} of {INSTANCE} on {HOST}'
+        f'Link down on port {DOWN_PORT} (net_tap{DOWN_PORT}) of {INSTANCE} on {HOST}'
     assert link[0]['annotations']['runbook_url'] == 'docs/alerts.md#dpdklinkdown'
     stall = only(firing, 'DpdkLcoreStalled')
     assert [a['labels'] for a in stall] == [dict(base, alertname='DpdkLcoreStalled',

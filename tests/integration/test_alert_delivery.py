@@ -79,8 +79,9 @@ def test_link_down_paged_once_instance_down_hides_its_ports(build_dir, source_di
                     (a,) = [a for a in page['alerts'] if a['labels']['alertname'] ==
                             'DpdkLinkDown']
                     assert a['labels']['severity'] == 'critical'
+                    # With the device name dpdktel_stats publishes (port_info).
                     assert a['annotations']['summary'] == \
-                        f'Link down on port 1 of {INSTANCE} on {HOST}'
+                        f'Link down on port 1 (net_tap1) of {INSTANCE} on {HOST}'
                     assert a['annotations']['runbook_url'] == 'docs/alerts.md#dpdklinkdown'
                     assert page['groupLabels'] == {'instance': HOST, 'dpdk_instance': INSTANCE}
                     # Port 0 stays up: never in a message.

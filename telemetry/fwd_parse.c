@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Parsers for dpdktel-fwd's columnar replies (/fwd/lcores, /fwd/ports): a dict of arrays,
- * index-aligned. Each column is described once; the walker's events fill entry i of the
- * column being read, growing the entry array as indexes appear.
+ * Parsers for columnar replies, a dict of arrays, index-aligned: dpdktel-fwd's /fwd/lcores
+ * and /fwd/ports, and DPDK's /eal/lcore/usage (23.03 and later; lib/eal/common/
+ * eal_common_lcore.c handle_lcore_usage: {"lcore_ids":[1],"total_cycles":[...],
+ * "busy_cycles":[...],"usage_ratio":["97.89%"]}, usage_ratio from 23.11 and not used: the
+ * ratio of two counters is computed from the counters). Each column is described once; the walker's
+ * events fill entry i of the column being read, growing the entry array as indexes appear.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -59,6 +62,13 @@ static const struct column port_cols[] = {
 	{"link_duplex", offsetof(struct dtel_fwd_port, duplex), 0, COL_DUPLEX, false},
 	FIELD(struct dtel_fwd_port, link_changes, COL_U64, true),
 	FIELD(struct dtel_fwd_port, last_change_age_ms, COL_U64, false),
+};
+
+static const struct column usage_cols[] = {
+	{"lcore_ids", offsetof(struct dtel_eal_lcore_use, lcore_id), sizeof(unsigned int), COL_INT,
+		true},
+	FIELD(struct dtel_eal_lcore_use, total_cycles, COL_U64, true),
+	FIELD(struct dtel_eal_lcore_use, busy_cycles, COL_U64, true),
 };
 
 static char *
@@ -161,6 +171,8 @@ columnar_visit(void *ctx, const struct dtel__jframe *path, int depth, const stru
 		return 0;
 	if (depth > 2)
 		return -EPROTO;
+	if (path[1].index >= DTEL_ARRAY_MAX_ENTRIES)
+		return -EPROTO; /* more than a DPDK array holds */
 	e = entry_at(c, path[1].index);
 	if (e == NULL)
 		return -ENOMEM;
@@ -263,4 +275,35 @@ dtel_lcore_state_name(enum dtel_lcore_state state)
 	static const char *const names[] = {"STARTING", "RUNNING", "IDLE", "STALLED", "EXITED"};
 
 	return (unsigned int)state <= DTEL_LCORE_STATE_MAX ? names[state] : "UNKNOWN";
+}
+
+int
+dtel_parse_eal_lcore_usage(const struct dtel_reply *reply, struct dtel_eal_lcore_usage *ret)
+{
+	struct columnar c = {.cols = usage_cols,
+		.ncols = sizeof(usage_cols) / sizeof(usage_cols[0]),
+		.entry_size = sizeof(struct dtel_eal_lcore_use)};
+	unsigned int flags = 0;
+	int r;
+
+	if (ret == NULL)
+		return -EINVAL;
+	r = parse_columnar(reply, "/eal/lcore/usage", &c, &flags);
+	if (r < 0) {
+		free(c.v);
+		return r;
+	}
+	ret->n = c.n;
+	ret->v = (struct dtel_eal_lcore_use *)c.v;
+	ret->flags = flags;
+	return 0;
+}
+
+void
+dtel_eal_lcore_usage_clear(struct dtel_eal_lcore_usage *u)
+{
+	if (u == NULL)
+		return;
+	free(u->v);
+	memset(u, 0, sizeof(*u));
 }

@@ -24,9 +24,10 @@ run(unsigned int which, const struct dtel_reply *r)
 	struct dtel_dict d;
 	struct dtel_fwd_lcores fl;
 	struct dtel_fwd_ports fp;
+	struct dtel_eal_lcore_usage u;
 	uint16_t *ids = NULL;
 
-	switch (which % 10) {
+	switch (which % 11) {
 	case 0:
 		if (dtel_parse_port_list(r, &ids) >= 0)
 			free(ids);
@@ -59,6 +60,10 @@ run(unsigned int which, const struct dtel_reply *r)
 	case 8:
 		if (dtel_parse_fwd_lcores(r, &fl) == 0)
 			dtel_fwd_lcores_clear(&fl);
+		break;
+	case 9:
+		if (dtel_parse_eal_lcore_usage(r, &u) == 0)
+			dtel_eal_lcore_usage_clear(&u);
 		break;
 	default:
 		if (dtel_parse_fwd_ports(r, &fp) == 0)

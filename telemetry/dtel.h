@@ -131,7 +131,8 @@ int dtel_runtime_dirs(char (*ret_dirs)[DTEL_PATH_MAX], int max);
 
 /**
  * Write the socket path of file prefix @prefix (DTEL_DEFAULT_PREFIX when NULL) and instance
- * @index under @runtime_dir (dtel_runtime_dir() when NULL). Returns the length, -EINVAL for
+ * @index under @runtime_dir; when NULL, under the first of dtel_runtime_dirs() that holds
+ * the prefix's directory now, else under dtel_runtime_dir(). Returns the length, -EINVAL for
  * a prefix with '/' or an empty one, or -ENAMETOOLONG when the path would not fit sun_path.
  */
 int dtel_socket_path(

@@ -87,6 +87,26 @@ dtel_runtime_dirs(char (*ret_dirs)[DTEL_PATH_MAX], int max)
 	return n;
 }
 
+/* The first of dtel_runtime_dirs() that holds @prefix (an application may run elsewhere than
+ * this process's own dir: OVS under /run/openvswitch), else dtel_runtime_dir(). */
+static int
+prefix_dir(const char *prefix, char *buf, size_t size)
+{
+	char dirs[DTEL_RUNTIME_DIRS_MAX][DTEL_PATH_MAX], p[DTEL_PATH_MAX * 2];
+	int n = dtel_runtime_dirs(dirs, DTEL_RUNTIME_DIRS_MAX);
+
+	for (int k = 0; k < n; k++) {
+		int len = snprintf(p, sizeof(p), "%s/%s", dirs[k], prefix);
+		size_t dlen = strlen(dirs[k]);
+
+		if (len > 0 && (size_t)len < sizeof(p) && access(p, F_OK) == 0 && dlen < size) {
+			memcpy(buf, dirs[k], dlen + 1);
+			return (int)dlen;
+		}
+	}
+	return dtel_runtime_dir(buf, size);
+}
+
 int
 dtel_socket_path(
 	const char *runtime_dir, const char *prefix, unsigned int index, char *buf, size_t size)
@@ -100,7 +120,7 @@ dtel_socket_path(
 		strcmp(prefix, "..") == 0 || buf == NULL)
 		return -EINVAL;
 	if (runtime_dir == NULL) {
-		n = dtel_runtime_dir(dir, sizeof(dir));
+		n = prefix_dir(prefix, dir, sizeof(dir));
 		if (n < 0)
 			return n;
 		runtime_dir = dir;

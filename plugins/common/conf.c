@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "dtp.h"
 
@@ -433,23 +432,13 @@ inherit(struct dtp_conf *c, struct dtp_instance_conf *inst)
 }
 
 /* Where a FilePrefix lives: the block's RuntimeDir, else the first RuntimeDir given, else
- * the first default dir that holds the prefix now (the application may run elsewhere than
- * collectd's own dir, e.g. OVS under /run/openvswitch), else collectd's own. */
+ * (NULL) the library's search of the default dirs (dtel_socket_path()). */
 static const char *
 prefix_dir(const struct dtp_conf *c, const struct dtp_instance_conf *inst)
 {
-	char dir[DTEL_PATH_MAX * 2];
-
 	if (inst->runtime_dir[0])
 		return inst->runtime_dir;
-	if (!c->runtime_dirs_default)
-		return c->runtime_dirs[0];
-	for (int i = 0; i < c->nruntime_dirs; i++) {
-		snprintf(dir, sizeof(dir), "%s/%s", c->runtime_dirs[i], inst->file_prefix);
-		if (access(dir, F_OK) == 0)
-			return c->runtime_dirs[i];
-	}
-	return c->nruntime_dirs > 0 ? c->runtime_dirs[0] : NULL;
+	return c->runtime_dirs_default ? NULL : c->runtime_dirs[0];
 }
 
 static void

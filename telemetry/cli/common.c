@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -110,28 +109,6 @@ cli_discover(const struct cli_opts *o, unsigned int flags, struct dtel_socket_in
 	return n;
 }
 
-/* Without -d: the default dir that holds @prefix (OVS's may not be this user's own). */
-static const char *
-prefix_dir(const struct cli_opts *o, char *buf, size_t size)
-{
-	char dirs[DTEL_RUNTIME_DIRS_MAX][DTEL_PATH_MAX], p[DTEL_PATH_MAX * 2];
-	int n;
-
-	if (o->runtime_dir != NULL || o->prefix == NULL)
-		return o->runtime_dir;
-	n = dtel_runtime_dirs(dirs, DTEL_RUNTIME_DIRS_MAX);
-	for (int k = 0; k < n; k++) {
-		int len = snprintf(p, sizeof(p), "%s/%s", dirs[k], o->prefix);
-
-		if (len > 0 && (size_t)len < sizeof(p) && access(p, F_OK) == 0 &&
-			strlen(dirs[k]) < size) {
-			memcpy(buf, dirs[k], strlen(dirs[k]) + 1);
-			return buf;
-		}
-	}
-	return NULL;
-}
-
 static int
 only_live(const struct cli_opts *o, char *path)
 {
@@ -187,11 +164,10 @@ cli_resolve_socket(const struct cli_opts *o, char *path)
 		snprintf(path, DTEL_PATH_MAX, "%s", o->socket);
 		return 0;
 	}
-	char dir[DTEL_PATH_MAX];
 	int n;
 
-	n = dtel_socket_path(
-		prefix_dir(o, dir, sizeof(dir)), o->prefix, o->index, path, DTEL_PATH_MAX);
+	/* Without -d the library looks for the prefix in every default runtime dir. */
+	n = dtel_socket_path(o->runtime_dir, o->prefix, o->index, path, DTEL_PATH_MAX);
 	if (n == -EINVAL) {
 		cli_err("invalid file prefix '%s': expected a directory name without '/'",
 			o->prefix);

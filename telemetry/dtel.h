@@ -150,6 +150,15 @@ int dtel_socket_path(
  */
 int dtel_discover(const char *runtime_dir, unsigned int flags, struct dtel_socket_info **ret_list);
 
+/**
+ * dtel_discover() of each of @ndirs dirs (at most DTEL_RUNTIME_DIRS_MAX), their sockets in
+ * one list, in the order of the dirs. ret_errors[k] gets dir k's result: 0, or the error
+ * dtel_discover() gave for it (-ENOENT: missing, which lists nothing; -EACCES ...). On
+ * success *ret_list is as dtel_discover()'s and the count is returned; -ENOMEM or -EINVAL.
+ */
+int dtel_discover_dirs(const char (*dirs)[DTEL_PATH_MAX], int ndirs, unsigned int flags,
+	struct dtel_socket_info **ret_list, int *ret_errors);
+
 /** Free a list returned by dtel_discover(). Accepts NULL. */
 void dtel_discover_free(struct dtel_socket_info *list);
 

@@ -305,6 +305,39 @@ dtel_discover(const char *runtime_dir, unsigned int flags, struct dtel_socket_in
 	return (int)l.n;
 }
 
+int
+dtel_discover_dirs(const char (*dirs)[DTEL_PATH_MAX], int ndirs, unsigned int flags,
+	struct dtel_socket_info **ret_list, int *ret_errors)
+{
+	struct dtel_socket_info *all = NULL, *found, *grown;
+	int n = 0;
+
+	if (dirs == NULL || ret_list == NULL || ret_errors == NULL || ndirs < 0 ||
+		ndirs > DTEL_RUNTIME_DIRS_MAX)
+		return -EINVAL;
+	for (int k = 0; k < ndirs; k++) {
+		int m;
+
+		found = NULL;
+		m = dtel_discover(dirs[k], flags, &found);
+		ret_errors[k] = m < 0 ? m : 0;
+		if (m <= 0)
+			continue;
+		grown = realloc(all, (size_t)(n + m) * sizeof(*all));
+		if (grown == NULL) {
+			dtel_discover_free(found);
+			free(all);
+			return -ENOMEM;
+		}
+		memcpy(grown + n, found, (size_t)m * sizeof(*found));
+		dtel_discover_free(found);
+		all = grown;
+		n += m;
+	}
+	*ret_list = all;
+	return n;
+}
+
 void
 dtel_discover_free(struct dtel_socket_info *list)
 {

@@ -384,37 +384,20 @@ retire_reassigned(struct dtp_instances *l)
 	}
 }
 
-/* Append the sockets of @dir to *@list (of *@n). -errno when the dir cannot be read (a
- * missing dir is empty); -ENOMEM leaves the list as it was. */
-static int
-discover_dir(struct dtp_instances *l, int k, const char *dir, bool named,
-	struct dtel_socket_info **list, int *n)
+/* Say once that runtime dir @k cannot be read (@err), or that it can again. A missing dir
+ * is said only when the user named it: without it no application runs there. */
+static void
+dir_state(struct dtp_instances *l, const struct dtp_conf *c, int k, int err)
 {
-	struct dtel_socket_info *found = NULL, *grown;
-	int m = dtel_discover(dir, 0, &found);
+	const char *dir = c->runtime_dirs[k];
 
-	if (m < 0) {
-		if (m != -ENOENT || named)
-			c_complain_once(LOG_WARNING, &l->dir_complaint[k],
-				"%s plugin: cannot read the DPDK runtime dir %s: %s", l->plugin,
-				dir, dtel_strerror(m));
-		/* Without the dir no application runs (DPDK creates it); a dir we may not
-		 * read says nothing about them. */
-		return m == -ENOENT ? 0 : m;
-	}
-	c_release(LOG_INFO, &l->dir_complaint[k], "%s plugin: reading %s again", l->plugin, dir);
-	if (m == 0)
-		return 0;
-	grown = realloc(*list, (size_t)(*n + m) * sizeof(**list));
-	if (grown == NULL) {
-		dtel_discover_free(found);
-		return -ENOMEM;
-	}
-	memcpy(grown + *n, found, (size_t)m * sizeof(*found));
-	dtel_discover_free(found);
-	*list = grown;
-	*n += m;
-	return 0;
+	if (err == 0 || (err == -ENOENT && c->runtime_dirs_default))
+		c_release(LOG_INFO, &l->dir_complaint[k], "%s plugin: reading %s again", l->plugin,
+			dir);
+	else
+		c_complain_once(LOG_WARNING, &l->dir_complaint[k],
+			"%s plugin: cannot read the DPDK runtime dir %s: %s", l->plugin, dir,
+			dtel_strerror(err));
 }
 
 int
@@ -423,14 +406,18 @@ dtp_instances_discover(struct dtp_instances *l, const struct dtp_conf *c, uint64
 {
 	struct dtel_socket_info *list = NULL;
 	struct dtp_member *gone = NULL;
-	int n = 0, err = 0;
+	int errors[DTEL_RUNTIME_DIRS_MAX], n, err = 0;
 	size_t ngone;
 
-	for (int k = 0; k < c->nruntime_dirs && k < DTEL_RUNTIME_DIRS_MAX; k++) {
-		int r = discover_dir(l, k, c->runtime_dirs[k], !c->runtime_dirs_default, &list, &n);
-
-		if (r < 0 && err == 0)
-			err = r;
+	n = dtel_discover_dirs(
+		(const char(*)[DTEL_PATH_MAX])c->runtime_dirs, c->nruntime_dirs, 0, &list, errors);
+	if (n < 0)
+		return n;
+	for (int k = 0; k < c->nruntime_dirs; k++) {
+		dir_state(l, c, k, errors[k]);
+		/* A dir we may not read says nothing about the applications in it. */
+		if (errors[k] < 0 && errors[k] != -ENOENT && err == 0)
+			err = errors[k];
 	}
 	/* Only this pass adds discovered instances, and collectd runs one callback on one
 	 * thread at a time: the name stays free between the check and the start. Sockets

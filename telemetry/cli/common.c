@@ -71,41 +71,24 @@ cli_discover(const struct cli_opts *o, unsigned int flags, struct dtel_socket_in
 	char *ret_dir, size_t size)
 {
 	char dirs[DTEL_RUNTIME_DIRS_MAX][DTEL_PATH_MAX];
-	struct dtel_socket_info *all = NULL, *found, *grown;
-	int ndirs = 1, n = 0;
+	int errors[DTEL_RUNTIME_DIRS_MAX], ndirs = 1, n;
 
 	*ret = NULL;
 	if (o->runtime_dir != NULL)
 		snprintf(dirs[0], sizeof(dirs[0]), "%s", o->runtime_dir);
 	else
 		ndirs = dtel_runtime_dirs(dirs, DTEL_RUNTIME_DIRS_MAX);
-	for (int k = 0; k < ndirs; k++) {
-		int m;
-
-		found = NULL;
-		m = dtel_discover(dirs[k], flags, &found);
-		if (m <= 0)
-			dtel_discover_free(found);
-		if (m == -ENOENT || m == 0)
-			continue; /* -ENOENT: no DPDK application ever ran there */
-		if (m < 0) {
+	n = dtel_discover_dirs((const char(*)[DTEL_PATH_MAX])dirs, ndirs, flags, ret, errors);
+	if (n < 0)
+		return n;
+	/* A missing dir: no DPDK application ever ran there. */
+	for (int k = 0; k < ndirs; k++)
+		if (errors[k] < 0 && errors[k] != -ENOENT) {
 			snprintf(ret_dir, size, "%s", dirs[k]);
-			free(all);
-			return m;
+			dtel_discover_free(*ret);
+			*ret = NULL;
+			return errors[k];
 		}
-		grown = realloc(all, (size_t)(n + m) * sizeof(*all));
-		if (grown == NULL) {
-			dtel_discover_free(found);
-			free(all);
-			snprintf(ret_dir, size, "%s", dirs[k]);
-			return -ENOMEM;
-		}
-		memcpy(grown + n, found, (size_t)m * sizeof(*found));
-		dtel_discover_free(found);
-		all = grown;
-		n += m;
-	}
-	*ret = all;
 	return n;
 }
 

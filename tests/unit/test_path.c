@@ -176,6 +176,41 @@ discover_missing_dir(void **state)
 	assert_int_equal(dtel_discover(p, 0, NULL), -EINVAL);
 }
 
+/* Several dirs at once: their sockets in one list, each dir's own result (a missing one).
+ * The root holds the sockets of the tests before (run last): counted relative to them. */
+static void
+discover_several_dirs(void **state)
+{
+	char dirs[3][DTEL_PATH_MAX];
+	struct dtel_socket_info *l = NULL, *one = NULL;
+	int errors[3] = {1, 1, 1}, a, b, n;
+
+	(void)state;
+	a = make_socket("zz1", "dpdk_telemetry.v2", true);
+	b = make_socket("zz2", "dpdk_telemetry.v2:1", true);
+	n = dtel_discover(root, 0, &one);
+	assert_true(n >= 2);
+	snprintf(dirs[0], sizeof(dirs[0]), "%s", root);
+	snprintf(dirs[1], sizeof(dirs[1]), "%s/none", root);
+	snprintf(dirs[2], sizeof(dirs[2]), "%s", root);
+	assert_int_equal(
+		dtel_discover_dirs((const char(*)[DTEL_PATH_MAX])dirs, 3, 0, &l, errors), 2 * n);
+	assert_int_equal(errors[0], 0);
+	assert_int_equal(errors[1], -ENOENT);
+	assert_int_equal(errors[2], 0);
+	for (int i = 0; i < n; i++) /* dir 0's, then dir 2's: the same, in the same order */
+		assert_string_equal(l[i].path, l[n + i].path);
+	assert_string_equal(l[n - 1].prefix, "zz2");
+	assert_int_equal(l[n - 1].index, 1);
+	dtel_discover_free(one);
+	dtel_discover_free(l);
+	assert_int_equal(dtel_discover_dirs((const char(*)[DTEL_PATH_MAX])dirs,
+				 DTEL_RUNTIME_DIRS_MAX + 1, 0, &l, errors),
+		-EINVAL);
+	close(a);
+	close(b);
+}
+
 static void
 discover_empty_dir(void **state)
 {
@@ -220,6 +255,8 @@ main(void)
 		cmocka_unit_test(discover_missing_dir),
 		cmocka_unit_test(discover_empty_dir),
 		cmocka_unit_test(discover_unreadable_prefix),
+		/* Last: it adds sockets to the shared root the tests above count. */
+		cmocka_unit_test(discover_several_dirs),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

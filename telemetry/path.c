@@ -321,7 +321,7 @@ dtel_discover_dirs(const char (*dirs)[DTEL_PATH_MAX], int ndirs, unsigned int fl
 		found = NULL;
 		m = dtel_discover(dirs[k], flags, &found);
 		ret_errors[k] = m < 0 ? m : 0;
-		if (m <= 0)
+		if (m <= 0 || found == NULL) /* the list is NULL when the count is 0 */
 			continue;
 		grown = realloc(all, (size_t)(n + m) * sizeof(*all));
 		if (grown == NULL) {

@@ -52,7 +52,10 @@ def build_env():
     env = dict(os.environ)
     # Debian's DPDK, which the packages depend on, not a release of the test matrix.
     env.pop('PKG_CONFIG_PATH', None)
-    env.pop('DEB_BUILD_OPTIONS', None)
+    # nocheck: the unit and plugin suites that debian/rules would run again are run by
+    # scripts/check on the same sources (plain, ASan, TSan); parallel: every CPU. Together
+    # they take about two minutes off this test.
+    env['DEB_BUILD_OPTIONS'] = f'nocheck parallel={os.cpu_count() or 1}'
     env['LC_ALL'] = 'C.UTF-8'
     return env
 

@@ -347,10 +347,16 @@ stats_commands_check_types(struct dtp_conf *c, size_t offset)
 	char where[DTP_NAME_MAX + 32];
 	int errors = c->errors;
 
+	const struct stats_cmds *global = (const struct stats_cmds *)((char *)c->global + offset);
+
 	check_types(c, "", (struct stats_cmds *)((char *)c->global + offset));
 	for (size_t i = 0; i < c->ninst; i++) {
+		struct stats_cmds *own = (struct stats_cmds *)((char *)c->inst[i].opts + offset);
+
+		if (own->v == global->v)
+			continue; /* the <Plugin> block's, checked above */
 		snprintf(where, sizeof(where), "<Instance \"%s\">: ", c->inst[i].name);
-		check_types(c, where, (struct stats_cmds *)((char *)c->inst[i].opts + offset));
+		check_types(c, where, own);
 	}
 	return c->errors == errors ? 0 : -1;
 }

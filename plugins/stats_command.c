@@ -85,11 +85,13 @@ default_name(const struct stats_cmd *cmd, char *buf, size_t size)
 {
 	size_t n = 0;
 
-	for (const char *p = cmd->request + 1; *p && n + 1 < size; p++)
-		buf[n++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-				(*p >= '0' && *p <= '9')
-			? *p
-			: '_';
+	for (const char *p = cmd->request + 1; *p && n + 1 < size; p++) {
+		buf[n] = '_';
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			(*p >= '0' && *p <= '9'))
+			buf[n] = *p;
+		n++;
+	}
 	buf[n] = '\0';
 }
 
@@ -136,7 +138,7 @@ add_globs(struct dtp_globs *g, const oconfig_item_t *ci)
 {
 	if (g->n + (unsigned int)ci->values_num > DTP_GLOBS_MAX)
 		return -ERANGE;
-	for (int i = 0; i < ci->values_num; i++) {
+	for (int i = 0; i < ci->values_num && g->n < DTP_GLOBS_MAX; i++) {
 		g->v[g->n] = strdup(ci->values[i].value.string);
 		if (g->v[g->n] == NULL)
 			return -ENOMEM;
@@ -149,7 +151,7 @@ add_globs(struct dtp_globs *g, const oconfig_item_t *ci)
 static void
 cmd_params(struct dtp_conf *c, const char *where, struct stats_cmd *cmd, const oconfig_item_t *o)
 {
-	char vals[256], p[1024];
+	char vals[256], p[1024] = "";
 	size_t n;
 
 	if (o->values_num == 1 && o->values[0].type == OCONFIG_TYPE_NUMBER &&
@@ -264,7 +266,7 @@ int
 stats_commands_parse(struct dtp_conf *c, const oconfig_item_t *ci, const char *where, void *field)
 {
 	struct stats_cmds *cmds = field;
-	struct stats_cmd cmd = {0}, *v;
+	struct stats_cmd *cmd, *v;
 	char vals[256], w[DTP_NAME_MAX + 128];
 	int errors = c->errors;
 
@@ -276,28 +278,33 @@ stats_commands_parse(struct dtp_conf *c, const oconfig_item_t *ci, const char *w
 			written(ci, vals, sizeof(vals)), CMD_MAX);
 		return -1;
 	}
-	snprintf(cmd.request, sizeof(cmd.request), "%s", ci->values[0].value.string);
-	cmd.cmd_len = strlen(cmd.request);
-	snprintf(w, sizeof(w), "%s<Command \"%s\">: ", where, cmd.request);
-	for (int i = 0; i < ci->children_num; i++)
-		cmd_option(c, w, &cmd, &ci->children[i]);
-	if (cmd.name[0] == '\0')
-		default_name(&cmd, cmd.name, sizeof(cmd.name));
-	for (size_t i = 0; i < cmds->n; i++)
-		if (strcmp(cmds->v[i].name, cmd.name) == 0)
-			dtp_conf_error(c, w,
-				"its values would be named \"%s\" as those of <Command \"%s\"> "
-				"before it: expected a Name of its own",
-				cmd.name, cmds->v[i].request);
-	v = c->errors == errors ? realloc(cmds->v, (cmds->n + 1) * sizeof(*v)) : NULL;
+	v = realloc(cmds->v, (cmds->n + 1) * sizeof(*v));
 	if (v == NULL) {
-		if (c->errors == errors)
-			dtp_conf_error(c, w, "out of memory");
-		free_cmd(&cmd);
+		dtp_conf_error(c, where, "out of memory");
 		return -1;
 	}
 	cmds->v = v;
-	cmds->v[cmds->n++] = cmd;
+	/* Parsed in place, and listed (n) only when it is valid. */
+	cmd = &v[cmds->n];
+	memset(cmd, 0, sizeof(*cmd));
+	snprintf(cmd->request, sizeof(cmd->request), "%s", ci->values[0].value.string);
+	cmd->cmd_len = strlen(cmd->request);
+	snprintf(w, sizeof(w), "%s<Command \"%s\">: ", where, cmd->request);
+	for (int i = 0; i < ci->children_num; i++)
+		cmd_option(c, w, cmd, &ci->children[i]);
+	if (cmd->name[0] == '\0')
+		default_name(cmd, cmd->name, sizeof(cmd->name));
+	for (size_t i = 0; i < cmds->n; i++)
+		if (strcmp(cmds->v[i].name, cmd->name) == 0)
+			dtp_conf_error(c, w,
+				"its values would be named \"%s\" as those of <Command \"%s\"> "
+				"before it: expected a Name of its own",
+				cmd->name, cmds->v[i].request);
+	if (c->errors != errors) {
+		free_cmd(cmd);
+		return -1;
+	}
+	cmds->n++;
 	return 0;
 }
 

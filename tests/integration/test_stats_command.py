@@ -1,7 +1,8 @@
 """dpdktel_stats' <Command> blocks in a real collectd: dpdktel-fwd's /fwd/metrics (flat, a
 negative port_id) and /fwd/lcores (columnar: rows named by lcore id), and testpmd's (Debian's
 DPDK 22.11) /ethdev/info,0 (numbers and arrays), each value against what the application
-answers to a direct query. One forwarder, one testpmd and one collectd for the module."""
+answers to a direct query; and an XStatsGauge xstat as GAUGE xstat_gauge through collectd's
+own TypesDB parser. One forwarder, one testpmd and one collectd for the module."""
 import contextlib
 import time
 
@@ -28,6 +29,7 @@ CONFIG = '''LoadPlugin dpdktel_stats
   </Instance>
   <Instance "pmd">
     SocketPath "{pmd}"
+    XStatsGauge "rx_good_packets"
     <Command "/ethdev/info">
       Params "0"
       Name "port0_info"
@@ -128,3 +130,14 @@ def test_testpmd_ethdev_info(apps):
     errors = [line for line in cd.log().lower().splitlines()
               if 'error' in line and 'set_thread_name(' not in line]
     assert not errors, cd.log()
+
+
+def test_xstats_gauge_in_collectd(apps):
+    _, pmd, cd = apps
+    low, v, high = between(cd, pmd, '/ethdev/xstats,0', lambda r: r['rx_good_packets'],
+                           'dpdktel_stats-pmd.port0/xstat_gauge-rx_good_packets')
+    assert 0 < low <= v <= high
+    cd.wait_value('dpdktel_stats-pmd.port0/xstat-tx_good_packets', lambda r: r[1][0] > 0)
+    ids = cd.listval()
+    assert f'{cd.hostname}/dpdktel_stats-pmd.port0/xstat_gauge-rx_good_packets' in ids
+    assert f'{cd.hostname}/dpdktel_stats-pmd.port0/xstat-rx_good_packets' not in ids

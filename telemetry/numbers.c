@@ -44,6 +44,10 @@ id_name(const struct dtel__jframe *f, char *buf, size_t size)
 	return true;
 }
 
+/* The first walk ends as soon as the reply cannot be columnar (the second one checks the
+ * rest of it): most replies are told apart at their first member. */
+#define NOT_COLUMNAR (-ECANCELED)
+
 static int
 scan_visit(void *ctx, const struct dtel__jframe *path, int depth, const struct dtel__jtok *t)
 {
@@ -51,7 +55,7 @@ scan_visit(void *ctx, const struct dtel__jframe *path, int depth, const struct d
 	uint64_t id;
 
 	if (!c->columnar)
-		return 0;
+		return NOT_COLUMNAR;
 	if (depth == 0) {
 		c->columnar =
 			t->type == DTEL__J_OBJECT || (t->type == DTEL__J_END && !t->end_array);
@@ -244,6 +248,10 @@ dtel_parse_numbers(const struct dtel_reply *reply, const char *cmd, struct dtel_
 	if (ret == NULL)
 		return -EINVAL;
 	r = dtel__walk_reply(reply, cmd, scan_visit, &cols, &flags);
+	if (r == NOT_COLUMNAR) {
+		cols.columnar = false;
+		r = 0;
+	}
 	if (r == 0) {
 		c.cols = ids_usable(&cols) ? &cols : NULL;
 		r = dtel__walk_reply(reply, cmd, numbers_visit, &c, &flags);

@@ -434,12 +434,9 @@ read_xstats(
 	if (!si->globs_checked)
 		check_globs(si, ps, &x);
 	for (size_t i = 0; i < x.n; i++)
-		if (dtp_globs_pass(&si->o->include, &si->o->exclude, x.v[i].name)) {
-			if (xstat_is_gauge(&si->o->xgauge, x.v[i].name))
-				gauge(id, "xstat_gauge", x.v[i].name, (double)x.v[i].value);
-			else
-				derive(si, id, "xstat", x.v[i].name, &x.v[i].value, 1);
-		}
+		if (dtp_globs_pass(&si->o->include, &si->o->exclude, x.v[i].name) &&
+			!xstat_gauge(&si->o->xgauge, id, &x.v[i]))
+			derive(si, id, "xstat", x.v[i].name, &x.v[i].value, 1);
 	dtel_xstats_clear(&x);
 }
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/dtp.h"
+#include "stats_command.h"
 
 #define PLUGIN "dpdktel_stats"
 #define LOG(level, ...) DTP_LOG(level, PLUGIN, __VA_ARGS__)
@@ -31,6 +32,8 @@ struct stats_opts {
 	double timeout;
 	struct dtp_ports ports;
 	struct dtp_globs include, exclude;
+	struct dtp_globs xgauge; /* XStatsGauge */
+	struct stats_cmds commands; /* <Command> blocks */
 };
 
 static const struct stats_opts defaults = {
@@ -42,6 +45,7 @@ static const struct stats_opts defaults = {
 	.timeout = 0.5,
 	.hide_zero_from = DTEL_DICT_MAX_ENTRIES,
 	.ports.all = true,
+	.xgauge = STATS_XSTATS_GAUGE_DEFAULT,
 };
 
 #define OPT(...) DTP_OPT(stats_opts, __VA_ARGS__)
@@ -55,6 +59,11 @@ static const struct dtp_option options[] = {
 		"one or more shell patterns such as \"rx_*_packets\""),
 	OPT("XStatsExclude", DTP_OPT_GLOBS, exclude, 0, 0,
 		"one or more shell patterns such as \"*_bad_*\""),
+	OPT("XStatsGauge", DTP_OPT_GLOBS, xgauge, 0, 0,
+		"one or more shell patterns such as \"*_available\""),
+	{"Command", DTP_OPT_CUSTOM, offsetof(struct stats_opts, commands),
+		sizeof(struct stats_cmds), DTP_OPT_GLOBAL | DTP_OPT_INSTANCE, 0, 0,
+		"a <Command \"/path\"> block", stats_commands_parse, stats_commands_free},
 	OPT("XStatsHideZeroFrom", DTP_OPT_UINT, hide_zero_from, 1, DTEL_DICT_MAX_ENTRIES,
 		"a number of extended counters from 1 to 256"),
 	BOOL_OPT("AppStats", app),
@@ -112,6 +121,7 @@ struct stats_instance {
 	uint64_t lcore_info_generation; /* the lcores' info was read for this generation */
 	uint64_t info_generation; /* instance_info below is of this generation */
 	char info_ti[DATA_MAX_NAME_LEN]; /* instance_info's type instance */
+	struct stats_cmd_state *cmd_state; /* of each <Command>, made at the first read */
 };
 
 static int start_discovered(const char *name, const char *path);
@@ -424,7 +434,8 @@ read_xstats(
 	if (!si->globs_checked)
 		check_globs(si, ps, &x);
 	for (size_t i = 0; i < x.n; i++)
-		if (dtp_globs_pass(&si->o->include, &si->o->exclude, x.v[i].name))
+		if (dtp_globs_pass(&si->o->include, &si->o->exclude, x.v[i].name) &&
+			!xstat_gauge(&si->o->xgauge, id, &x.v[i]))
 			derive(si, id, "xstat", x.v[i].name, &x.v[i].value, 1);
 	dtel_xstats_clear(&x);
 }
@@ -980,6 +991,7 @@ stats_read(user_data_t *ud)
 		read_mempools(si, &id);
 	}
 	read_uptime(si, &id);
+	stats_commands_read(&si->o->commands, &si->cmd_state, &si->t, query_fn, si, &id);
 	dispatch_instance_info(si, &id);
 	dtp_batch_end();
 	dispatch_health(si, now, CDTIME_T_TO_DOUBLE(cdtime() - now));
@@ -1001,6 +1013,7 @@ instance_free(void *p)
 		dtel_xstats_clear(&si->ports[i].known);
 	free(si->ports);
 	free(si->lcores);
+	free(si->cmd_state);
 	free(si);
 }
 
@@ -1094,7 +1107,8 @@ static const char *const types[] = {"if_packets", "if_octets", "if_errors", "if_
 	"if_tx_dropped", "xstat", "queue_packets", "queue_octets", "queue_errors", "link_speed",
 	"port_queues", "port_mtu", "port_info", "lcore_packets", "lcore_info", "stalls",
 	"lcore_cycles", "percent", "heap_bytes", "mempool_objects", "uptime", "instance_info", "up",
-	"telemetry_requests", "reconnects", "restarts", "duration"};
+	"telemetry_requests", "reconnects", "restarts", "duration", "xstat_gauge", "gauge",
+	"derive"};
 
 static int
 stats_init(void)
@@ -1103,7 +1117,8 @@ stats_init(void)
 	/* <LoadPlugin> without a <Plugin> block: discover with the defaults. */
 	if (dtp_conf_init(&conf, CONF_ARGS) < 0)
 		return -1;
-	if (dtp_conf_validate(&conf) < 0) {
+	if (dtp_conf_validate(&conf) < 0 ||
+		stats_commands_check_types(&conf, offsetof(struct stats_opts, commands)) < 0) {
 		LOG(LOG_ERR, "%d configuration error%s (see above): not collecting anything",
 			conf.errors, conf.errors == 1 ? "" : "s");
 		return -1;

@@ -464,6 +464,52 @@ void dtel_dict_clear(struct dtel_dict *d);
 const struct dtel_entry *dtel_dict_find(const struct dtel_dict *d, const char *key);
 
 /* ------------------------------------------------------------------------------------------
+ * The numbers of any reply (for commands the library has no parser for)
+ */
+
+/** One number of a reply, named by dtel_parse_numbers(). */
+struct dtel_number {
+	char key[DTEL_KEY_MAX];
+	enum dtel_value_type type; /**< DTEL_VALUE_U64, DTEL_VALUE_I64 or DTEL_VALUE_DOUBLE */
+	union {
+		uint64_t u64; /**< exact up to UINT64_MAX */
+		int64_t i64; /**< a negative integer */
+		double d; /**< a number with a fraction or an exponent */
+	} v;
+};
+
+/** The numbers of a reply, owned by the caller; free with dtel_numbers_clear(). */
+struct dtel_numbers {
+	size_t n;
+	struct dtel_number *v;
+	unsigned int flags; /**< the reply's DTEL_F_*, and DTEL_F_INVALID when nb_invalid > 0 */
+	size_t nb_other; /**< leaves that are not numbers (strings, true, false, null) */
+	size_t nb_invalid; /**< numbers left out: key too long, or an integer beyond 64 bits */
+	/** A hash of every leaf's key and whether it is a number, in order: two replies of the
+	 * same shape (the same keys, numbers where numbers were) have the same one. */
+	uint64_t shape;
+};
+
+/**
+ * Every number of any reply (@cmd: the command it answers, without params; NULL: any), with
+ * a key that names where it sits, the same at every read of the same shape:
+ *   - dict members by their key, array entries by their index, joined with '.':
+ *     {"a":{"b":1},"q":[5,6]} gives "a.b"=1, "q.0"=5, "q.1"=6; a reply that is one number
+ *     gives the key "";
+ *   - columnar replies (dpdktel-fwd's /fwd/lcores, DPDK's /eal/lcore/usage): a dict whose
+ *     members are all arrays of scalars of one length, one of them (the first) named
+ *     "<what>_id" or "<what>_ids" with distinct integers >= 0: the entries of the other
+ *     arrays are named by that id instead of their index, "<member>.<what><id>":
+ *     {"lcore_id":[1,2],"stalls":[0,3]} gives "stalls.lcore1"=0, "stalls.lcore2"=3, and
+ *     the id array itself is not listed.
+ * Strings, booleans and nulls are counted in nb_other and not listed. -ENODATA for a null
+ * reply, -EPROTO for one that is not JSON or nests deeper than 8 levels, -ENOMEM.
+ */
+int dtel_parse_numbers(const struct dtel_reply *reply, const char *cmd, struct dtel_numbers *ret);
+/** Free the entries of @n and zero it. Accepts NULL. */
+void dtel_numbers_clear(struct dtel_numbers *n);
+
+/* ------------------------------------------------------------------------------------------
  * Replies of dpdktel-fwd's own commands (docs/fwd-telemetry.md). The list commands are
  * columnar, like DPDK's /eal/lcore/usage: a dict of index-aligned arrays, one entry per lcore
  * or port, so that 64 of them stay far under the reply limits.

@@ -28,8 +28,8 @@ static const struct dtp_option retire_option = {
 /* Options every plugin has, handled here rather than in the table. */
 static const char *const instance_keys[] = {"FilePrefix", "SocketPath"};
 
-__attribute__((format(printf, 3, 4))) static void
-conf_error(struct dtp_conf *c, const char *where, const char *fmt, ...)
+void
+dtp_conf_error(struct dtp_conf *c, const char *where, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -162,6 +162,8 @@ parse_option_value(const oconfig_item_t *ci, const struct dtp_option *o, void *f
 		return parse_ports(ci, field);
 	case DTP_OPT_GLOBS:
 		return parse_globs(ci, field);
+	case DTP_OPT_CUSTOM:
+		break;
 	}
 	return -EINVAL;
 }
@@ -194,35 +196,46 @@ table_option(struct dtp_conf *c, const oconfig_item_t *ci, const char *where,
 {
 	const struct dtp_option *o;
 	char vals[256];
+	void *field;
 	size_t i;
 	int r;
 
 	o = find_option(c, ci->key, &i);
 	if (o == NULL) {
-		conf_error(c, where, "unknown option '%s'", ci->key);
+		dtp_conf_error(c, where, "unknown option '%s'", ci->key);
 		return;
 	}
 	if (inst != NULL && !(o->where & DTP_OPT_INSTANCE)) {
-		conf_error(c, where,
+		dtp_conf_error(c, where,
 			"option '%s' belongs in the <Plugin %s> block, not in an <Instance> block",
 			ci->key, c->plugin);
 		return;
 	}
-	r = parse_option_value(ci, o, (char *)(inst ? inst->opts : c->global) + o->offset);
-	if (r == -ENOMEM) {
-		conf_error(c, where, "out of memory");
-		return;
-	}
-	if (r < 0) {
-		conf_error(c, where, "option '%s' has %s %s: expected %s", ci->key,
-			r == -ERANGE ? "the out-of-range value" : "the invalid value",
-			describe(ci, vals, sizeof(vals)), o->expect);
-		return;
-	}
+	field = (char *)(inst ? inst->opts : c->global) + o->offset;
+	/* The first occurrence of a list in a block replaces the default or global list (not
+	 * owned by this block: nothing to free). */
+	if ((o->type == DTP_OPT_GLOBS || o->type == DTP_OPT_CUSTOM) &&
+		!((inst ? inst->set : c->global_set) & (1ull << i)))
+		memset(field, 0, o->size);
 	if (inst)
 		inst->set |= 1ull << i;
 	else
 		c->global_set |= 1ull << i;
+	if (o->type == DTP_OPT_CUSTOM) {
+		o->parse(c, ci, where, field);
+		return;
+	}
+	r = parse_option_value(ci, o, field);
+	if (r == -ENOMEM) {
+		dtp_conf_error(c, where, "out of memory");
+		return;
+	}
+	if (r < 0) {
+		dtp_conf_error(c, where, "option '%s' has %s %s: expected %s", ci->key,
+			r == -ERANGE ? "the out-of-range value" : "the invalid value",
+			describe(ci, vals, sizeof(vals)), o->expect);
+		return;
+	}
 }
 
 static void
@@ -233,8 +246,8 @@ instance_string(struct dtp_conf *c, const oconfig_item_t *ci, const char *where,
 
 	if (!one_of_type(ci, OCONFIG_TYPE_STRING) || ci->values[0].value.string[0] == '\0' ||
 		strlen(ci->values[0].value.string) >= size) {
-		conf_error(c, where, "option '%s' has the invalid value %s: expected %s", ci->key,
-			describe(ci, vals, sizeof(vals)), expect);
+		dtp_conf_error(c, where, "option '%s' has the invalid value %s: expected %s",
+			ci->key, describe(ci, vals, sizeof(vals)), expect);
 		return;
 	}
 	memcpy(dst, ci->values[0].value.string, strlen(ci->values[0].value.string) + 1);
@@ -294,7 +307,7 @@ instance_block(struct dtp_conf *c, const oconfig_item_t *ci)
 	char where[DTP_NAME_MAX + 64], vals[256];
 
 	if (!one_of_type(ci, OCONFIG_TYPE_STRING) || !valid_name(ci->values[0].value.string)) {
-		conf_error(c, "",
+		dtp_conf_error(c, "",
 			"<Instance> has the invalid name %s: expected one string of letters, "
 			"digits, '_', '-' or '.', at most %d characters",
 			describe(ci, vals, sizeof(vals)), DTP_NAME_MAX - 1);
@@ -302,7 +315,7 @@ instance_block(struct dtp_conf *c, const oconfig_item_t *ci)
 	}
 	inst = new_instance(c);
 	if (inst == NULL) {
-		conf_error(c, "", "out of memory");
+		dtp_conf_error(c, "", "out of memory");
 		return;
 	}
 	snprintf(inst->name, sizeof(inst->name), "%s", ci->values[0].value.string);
@@ -323,8 +336,8 @@ instance_block(struct dtp_conf *c, const oconfig_item_t *ci)
 		else if (strcasecmp(o->key, "Discover") == 0 ||
 			strcasecmp(o->key, "Instance") == 0 ||
 			strcasecmp(o->key, "RetireAfter") == 0)
-			conf_error(c, where, "option '%s' belongs in the <Plugin %s> block", o->key,
-				c->plugin);
+			dtp_conf_error(c, where, "option '%s' belongs in the <Plugin %s> block",
+				o->key, c->plugin);
 		else
 			table_option(c, o, where, inst);
 	}
@@ -339,7 +352,7 @@ global_option(struct dtp_conf *c, const oconfig_item_t *ci)
 		instance_block(c, ci);
 	} else if (strcasecmp(ci->key, "Discover") == 0) {
 		if (!one_of_type(ci, OCONFIG_TYPE_BOOLEAN)) {
-			conf_error(c, "",
+			dtp_conf_error(c, "",
 				"option 'Discover' has the invalid value %s: expected true or "
 				"false",
 				describe(ci, vals, sizeof(vals)));
@@ -349,7 +362,7 @@ global_option(struct dtp_conf *c, const oconfig_item_t *ci)
 		c->discover_set = true;
 	} else if (strcasecmp(ci->key, "RuntimeDir") == 0) {
 		if (c->nruntime_dirs == DTEL_RUNTIME_DIRS_MAX) {
-			conf_error(c, "", "option 'RuntimeDir' is given more than %d times",
+			dtp_conf_error(c, "", "option 'RuntimeDir' is given more than %d times",
 				DTEL_RUNTIME_DIRS_MAX);
 			return;
 		}
@@ -361,11 +374,12 @@ global_option(struct dtp_conf *c, const oconfig_item_t *ci)
 		int r = parse_seconds(ci, &retire_option, &c->retire_after);
 
 		if (r < 0)
-			conf_error(c, "", "option 'RetireAfter' has the %s value %s: expected %s",
+			dtp_conf_error(c, "",
+				"option 'RetireAfter' has the %s value %s: expected %s",
 				r == -ERANGE ? "out-of-range" : "invalid",
 				describe(ci, vals, sizeof(vals)), retire_option.expect);
 	} else if (is_instance_key(ci->key)) {
-		conf_error(c, "",
+		dtp_conf_error(c, "",
 			"option '%s' belongs in an <Instance \"name\"> block; did you forget to "
 			"add "
 			"one?",
@@ -421,12 +435,8 @@ inherit(struct dtp_conf *c, struct dtp_instance_conf *inst)
 
 		if (inst->set & (1ull << i))
 			continue;
-		if (o->type == DTP_OPT_GLOBS) {
-			/* Patterns are owned once, by the global list; instances borrow them. */
-			memcpy((char *)inst->opts + o->offset, (char *)c->global + o->offset,
-				o->size);
-			continue;
-		}
+		/* Lists are owned once, by the block that set them (the <Plugin> block, or the
+		 * defaults: static); instances that did not set them borrow them. */
 		memcpy((char *)inst->opts + o->offset, (char *)c->global + o->offset, o->size);
 	}
 }
@@ -449,14 +459,14 @@ check_instance(struct dtp_conf *c, struct dtp_instance_conf *inst, size_t index)
 
 	snprintf(where, sizeof(where), "<Instance \"%s\">: ", inst->name);
 	if (inst->file_prefix[0] && inst->socket_path[0]) {
-		conf_error(c, where,
+		dtp_conf_error(c, where,
 			"FilePrefix \"%s\" and SocketPath \"%s\" are both set: expected "
 			"one of them",
 			inst->file_prefix, inst->socket_path);
 		return;
 	}
 	if (!inst->file_prefix[0] && !inst->socket_path[0]) {
-		conf_error(
+		dtp_conf_error(
 			c, where, "neither FilePrefix nor SocketPath is set: expected one of them");
 		return;
 	}
@@ -464,7 +474,7 @@ check_instance(struct dtp_conf *c, struct dtp_instance_conf *inst, size_t index)
 		n = dtel_socket_path(prefix_dir(c, inst), inst->file_prefix, 0, inst->socket_path,
 			sizeof(inst->socket_path));
 		if (n < 0) {
-			conf_error(c, where, "FilePrefix \"%s\" is not valid: %s",
+			dtp_conf_error(c, where, "FilePrefix \"%s\" is not valid: %s",
 				inst->file_prefix,
 				n == -ENAMETOOLONG
 					? "the socket path would be longer than 107 bytes"
@@ -474,11 +484,12 @@ check_instance(struct dtp_conf *c, struct dtp_instance_conf *inst, size_t index)
 	}
 	for (size_t j = 0; j < index; j++) {
 		if (strcmp(c->inst[j].name, inst->name) == 0)
-			conf_error(c, where,
+			dtp_conf_error(c, where,
 				"a second <Instance \"%s\">: instance names must be unique",
 				inst->name);
 		else if (strcmp(c->inst[j].socket_path, inst->socket_path) == 0)
-			conf_error(c, where, "socket %s is already collected by <Instance \"%s\">",
+			dtp_conf_error(c, where,
+				"socket %s is already collected by <Instance \"%s\">",
 				inst->socket_path, c->inst[j].name);
 	}
 }
@@ -492,35 +503,34 @@ dtp_conf_validate(struct dtp_conf *c)
 		c->nruntime_dirs = dtel_runtime_dirs(c->runtime_dirs, DTEL_RUNTIME_DIRS_MAX);
 		c->runtime_dirs_default = true;
 		if (c->nruntime_dirs == 0)
-			conf_error(c, "", "cannot tell the DPDK runtime dir: set RuntimeDir");
+			dtp_conf_error(c, "", "cannot tell the DPDK runtime dir: set RuntimeDir");
 	}
 	for (size_t i = 0; i < c->ninst; i++) {
 		inherit(c, &c->inst[i]);
 		check_instance(c, &c->inst[i], i);
 	}
 	if (c->ninst == 0 && !c->discover)
-		conf_error(c, "",
+		dtp_conf_error(c, "",
 			"Discover is false and there is no <Instance> block: nothing to "
 			"collect");
 	return c->errors == 0 ? 0 : -1;
 }
 
+/* Free the lists the block with options @opts set itself (@set: its bits); the others are
+ * borrowed, from the <Plugin> block or the static defaults. */
 static void
-free_globs(const struct dtp_conf *c, void *opts, const void *borrowed_from)
+free_owned(const struct dtp_conf *c, void *opts, uint64_t set)
 {
 	for (size_t i = 0; i < c->ntable; i++) {
 		const struct dtp_option *o = &c->table[i];
-		struct dtp_globs *g;
+		void *field = (char *)opts + o->offset;
+		struct dtp_globs *g = field;
 
-		if (o->type != DTP_OPT_GLOBS)
+		if (!(set & (1ull << i)))
 			continue;
-		g = (struct dtp_globs *)((char *)opts + o->offset);
-		/* Borrowed from the global list: same patterns, owned there. */
-		if (borrowed_from != NULL && g->n > 0 &&
-			g->v[0] ==
-				((const struct dtp_globs *)((const char *)borrowed_from +
-					 o->offset))
-					->v[0])
+		if (o->type == DTP_OPT_CUSTOM && o->free != NULL)
+			o->free(field);
+		if (o->type != DTP_OPT_GLOBS)
 			continue;
 		for (unsigned int k = 0; k < g->n; k++)
 			free(g->v[k]);
@@ -532,13 +542,13 @@ void
 dtp_conf_free(struct dtp_conf *c)
 {
 	for (size_t i = 0; i < c->ninst; i++) {
-		if (c->inst[i].opts != NULL && c->global != NULL)
-			free_globs(c, c->inst[i].opts, c->global);
+		if (c->inst[i].opts != NULL)
+			free_owned(c, c->inst[i].opts, c->inst[i].set);
 		free(c->inst[i].opts);
 	}
 	free(c->inst);
 	if (c->global != NULL)
-		free_globs(c, c->global, NULL);
+		free_owned(c, c->global, c->global_set);
 	free(c->global);
 	memset(c, 0, sizeof(*c));
 }

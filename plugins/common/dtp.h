@@ -52,8 +52,12 @@ enum dtp_opt_type {
 	DTP_OPT_UINT, /* unsigned int, within [min, max] */
 	DTP_OPT_STRING, /* char[size] */
 	DTP_OPT_PORTS, /* struct dtp_ports */
-	DTP_OPT_GLOBS, /* struct dtp_globs, repeatable */
+	DTP_OPT_GLOBS, /* struct dtp_globs, repeatable; the first one in a block replaces the
+			* default or global list */
+	DTP_OPT_CUSTOM, /* parsed by the row's parse(), repeatable; freed by its free() */
 };
+
+struct dtp_conf;
 
 /** Where an option may appear. */
 #define DTP_OPT_GLOBAL 1u /* in the <Plugin> block */
@@ -67,6 +71,14 @@ struct dtp_option {
 	unsigned int where; /* DTP_OPT_GLOBAL | DTP_OPT_INSTANCE */
 	double min, max; /* DTP_OPT_SECONDS, DTP_OPT_UINT */
 	const char *expect; /* what a valid value looks like, for messages */
+	/**
+	 * DTP_OPT_CUSTOM: parse one occurrence @ci (a value, or a block with children) into
+	 * @field, which is zeroed before the first occurrence in a block. Errors are reported
+	 * with dtp_conf_error(c, where, ...), all of them; returns 0 or -1.
+	 */
+	int (*parse)(struct dtp_conf *c, const oconfig_item_t *ci, const char *where, void *field);
+	/** DTP_OPT_CUSTOM: free what parse() allocated into @field. */
+	void (*free)(void *field);
 };
 
 /**
@@ -77,7 +89,7 @@ struct dtp_option {
 #define DTP_OPT(st, key, type, field, min, max, expect)                                 \
 	{                                                                               \
 		key, type, offsetof(struct st, field), sizeof(((struct st *)0)->field), \
-			DTP_OPT_GLOBAL | DTP_OPT_INSTANCE, min, max, expect             \
+			DTP_OPT_GLOBAL | DTP_OPT_INSTANCE, min, max, expect, NULL, NULL \
 	}
 #define DTP_BOOL_OPT(st, key, field) DTP_OPT(st, key, DTP_OPT_BOOL, field, 0, 0, "true or false")
 #define DTP_TIMEOUT_OPT(st)                                         \
@@ -160,6 +172,14 @@ void dtp_conf_parse(struct dtp_conf *c, const oconfig_item_t *ci);
  * did not set. Logs and counts errors as dtp_conf_parse(). Returns c->errors == 0 ? 0 : -1.
  */
 int dtp_conf_validate(struct dtp_conf *c);
+
+/**
+ * Log a configuration error (@where: "" or "<Instance \"name\">: ") and count it in
+ * c->errors: for the parse() of DTP_OPT_CUSTOM options, with the key, the value and what is
+ * expected.
+ */
+__attribute__((format(printf, 3, 4))) void dtp_conf_error(
+	struct dtp_conf *c, const char *where, const char *fmt, ...);
 
 /** Free everything the conf owns (not the struct). Accepts a zeroed conf. */
 void dtp_conf_free(struct dtp_conf *c);

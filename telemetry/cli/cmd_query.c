@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* dpdktel query CMD [--raw]: one request, its reply as JSON. */
+/* dpdktel query CMD [--raw|--numbers]: one request, its reply as JSON, or its numbers. */
 #include <errno.h>
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,23 +29,74 @@ print_pretty(const struct dtel_reply *r)
 	return err < 0 ? -EIO : 0;
 }
 
+/*
+ * --numbers: each number of the reply as dtel_parse_numbers() names it, "<key> <value>" a
+ * line: the keys the rules of a dpdktel_stats <Command> block match (docs/dpdktel_stats.md).
+ */
+static int
+print_numbers(const struct dtel_reply *r)
+{
+	char key[CLI_ESCAPED_SIZE(DTEL_KEY_MAX)];
+	struct dtel_numbers n;
+	int ret = dtel_parse_numbers(r, NULL, &n);
+
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; i < n.n; i++) {
+		const struct dtel_number *e = &n.v[i];
+
+		cli_escape(e->key, key, sizeof(key));
+		if (e->type == DTEL_VALUE_U64)
+			printf("%s %" PRIu64 "\n", key, e->v.u64);
+		else if (e->type == DTEL_VALUE_I64)
+			printf("%s %" PRId64 "\n", key, e->v.i64);
+		else
+			printf("%s %.17g\n", key, e->v.d);
+	}
+	dtel_numbers_clear(&n);
+	return fflush(stdout) == 0 ? 0 : -EIO;
+}
+
+/* --raw (-r) and --numbers. */
+struct query_flags {
+	bool raw, numbers;
+};
+
+static int
+query_opt(int c, const char *arg, void *ctx)
+{
+	struct query_flags *f = ctx;
+
+	(void)arg;
+	if (c == 'r')
+		f->raw = true;
+	else
+		f->numbers = true;
+	return 0;
+}
+
 int
 cmd_query(struct cli_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"raw", no_argument, NULL, 'r'},
+		{"numbers", no_argument, NULL, 'k'},
 		{NULL, 0, NULL, 0},
 	};
 	char path[DTEL_PATH_MAX];
 	struct dtel_session *s;
 	struct dtel_reply r;
-	bool raw = false;
+	struct query_flags f = {0};
 	const char *cmd;
-	struct cli_cmd_opts opt = {"r", opts, cli_flag_opt, &raw};
+	struct cli_cmd_opts opt = {"r", opts, query_opt, &f};
 	int ret = cli_parse_opts(o, argc, argv, &opt);
 
 	if (ret != 0)
 		return ret;
+	if (f.raw && f.numbers) {
+		cli_err("--raw and --numbers cannot be combined");
+		return EXIT_USAGE;
+	}
 	if (optind + 1 != argc) {
 		cli_err("query takes one command, for example: dpdktel query /ethdev/stats,0");
 		return EXIT_USAGE;
@@ -74,8 +126,10 @@ cmd_query(struct cli_opts *o, int argc, char **argv)
 		cli_err("warning: the reply (%zu bytes) is near the application's limit and may "
 			"have been cut",
 			r.len);
-	if (raw)
+	if (f.raw)
 		ret = cli_put_json_text(r.json) < 0 ? -EIO : 0;
+	else if (f.numbers)
+		ret = print_numbers(&r);
 	else
 		ret = print_pretty(&r);
 	dtel_reply_release(&r);

@@ -25,9 +25,10 @@ run(unsigned int which, const struct dtel_reply *r)
 	struct dtel_fwd_lcores fl;
 	struct dtel_fwd_ports fp;
 	struct dtel_eal_lcore_usage u;
+	struct dtel_numbers nums;
 	uint16_t *ids = NULL;
 
-	switch (which % 11) {
+	switch (which % 12) {
 	case 0:
 		if (dtel_parse_port_list(r, &ids) >= 0)
 			free(ids);
@@ -64,6 +65,10 @@ run(unsigned int which, const struct dtel_reply *r)
 	case 9:
 		if (dtel_parse_eal_lcore_usage(r, &u) == 0)
 			dtel_eal_lcore_usage_clear(&u);
+		break;
+	case 10:
+		if (dtel_parse_numbers(r, NULL, &nums) == 0)
+			dtel_numbers_clear(&nums);
 		break;
 	default:
 		if (dtel_parse_fwd_ports(r, &fp) == 0)

@@ -36,6 +36,8 @@ DOWN_PORT, STALLED_LCORE = 1, 2
 TYPE_INSTANCE_SAMPLES = {'q<Q>': ['q0', 'q1'], 'heap<ID>': ['heap0'],
                          'the xstat name': ['rx_good_packets', 'rx_q0_errors'],
                          'the pool name': ['mb_pool_0'],
+                         # <Command> blocks (docs/dpdktel_stats.md, "Values of any command")
+                         '<name>.<key>': ['fwd_lcores.heartbeat.lcore1'],
                          # info values: names in the type instance (docs/metrics.md, "Names")
                          # {e}: the port's number, so each port has a device of its own
                          '<device>,<driver>,<mac>,<numa>': ['net_tap{e},net_tap,02:00:00:00:00:0{e},0'],

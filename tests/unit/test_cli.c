@@ -59,6 +59,11 @@ h_evil(struct fake_server *fs, unsigned int c, const char *req, struct fake_repl
 		o->data = fs_printf("{\"/x\":\"a\\u007fb\\u009bc\\u001bd\"}");
 	else if (strcmp(req, "/raw") == 0) /* not JSON: raw controls in a string */
 		o->data = fs_printf("{\"/raw\":\"a\x7f\tb\xc2\x9b\x1b[2J\"}");
+	else if (strcmp(req, "/n") == 0)
+		o->data = fs_printf("{\"/n\":{\"e\\u001bk\":-3,\"f\":0.5,"
+				    "\"big\":18446744073709551615,\"q\":[1,2],\"s\":\"str\"}}");
+	else if (strcmp(req, "/fwd/lcores") == 0)
+		o->data = fs_golden("fwd/lcores.json", &o->len);
 	else if (strcmp(req, "/eal/params") == 0)
 		o->data = fs_printf("{\"/eal/params\":[\"app\\u001b]0;title\\u0007\"]}");
 	else
@@ -303,6 +308,27 @@ test_query_output_is_terminal_safe(void **state)
 	fs_stop(fs);
 }
 
+/* --numbers: the keys of dtel_parse_numbers(), escaped, and exact values. */
+static void
+test_query_numbers(void **state)
+{
+	struct fake_server *fs = evil_server();
+	struct result r;
+
+	(void)state;
+	expect_out(run_at(fs_path(fs), cmd_query, "query", "/n", "--numbers", NULL),
+		"e\\u001bk -3\nf 0.5\nbig 18446744073709551615\nq.0 1\nq.1 2\n");
+	r = run_at(fs_path(fs), cmd_query, "query", "--numbers", "/fwd/lcores", NULL);
+	assert_int_equal(r.code, 0);
+	assert_non_null(strstr(r.out, "\nheartbeat.lcore1 18446744073709551615\n"));
+	assert_non_null(strstr(r.out, "\nstalls.lcore2 2\n"));
+	assert_null(strstr(r.out, "lcore_id"));
+	result_free(&r);
+	expect_usage(run_at(fs_path(fs), cmd_query, "query", "/n", "--numbers", "--raw", NULL),
+		"--raw and --numbers cannot be combined");
+	fs_stop(fs);
+}
+
 /* list: a runtime dir whose one prefix, application name and version hold controls. */
 static void
 test_list_escapes_prefix_app_and_version(void **state)
@@ -389,6 +415,7 @@ main(void)
 		cmocka_unit_test(test_ports_table_escapes_the_name),
 		cmocka_unit_test(test_watch_lines_escape_the_name),
 		cmocka_unit_test(test_query_output_is_terminal_safe),
+		cmocka_unit_test(test_query_numbers),
 		cmocka_unit_test(test_list_escapes_prefix_app_and_version),
 		cmocka_unit_test(test_escape),
 	};

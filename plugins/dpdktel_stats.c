@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/dtp.h"
+#include "stats_devices.h"
 
 #define PLUGIN "dpdktel_stats"
 #define LOG(level, ...) DTP_LOG(level, PLUGIN, __VA_ARGS__)
@@ -31,6 +32,7 @@ struct stats_opts {
 	double timeout;
 	struct dtp_ports ports;
 	struct dtp_globs include, exclude;
+	struct stats_devices_opts devices;
 };
 
 static const struct stats_opts defaults = {
@@ -42,6 +44,7 @@ static const struct stats_opts defaults = {
 	.timeout = 0.5,
 	.hide_zero_from = DTEL_DICT_MAX_ENTRIES,
 	.ports.all = true,
+	.devices = STATS_DEVICES_DEFAULTS,
 };
 
 #define OPT(...) DTP_OPT(stats_opts, __VA_ARGS__)
@@ -61,6 +64,7 @@ static const struct dtp_option options[] = {
 	BOOL_OPT("MemoryStats", memory),
 	DTP_TIMEOUT_OPT(stats_opts),
 	DTP_PORTS_OPT(stats_opts),
+	STATS_DEVICES_OPTS(stats_opts, devices),
 };
 
 static struct dtp_conf conf;
@@ -112,6 +116,7 @@ struct stats_instance {
 	uint64_t lcore_info_generation; /* the lcores' info was read for this generation */
 	uint64_t info_generation; /* instance_info below is of this generation */
 	char info_ti[DATA_MAX_NAME_LEN]; /* instance_info's type instance */
+	struct stats_devices devices; /* cryptodev, dmadev, eventdev, rawdev */
 };
 
 static int start_discovered(const char *name, const char *path);
@@ -979,6 +984,8 @@ stats_read(user_data_t *ud)
 		read_heaps(si, &id);
 		read_mempools(si, &id);
 	}
+	stats_devices_read(&si->devices, &si->o->devices, &si->caps,
+		&(struct stats_devices_io){query_fn, si, &si->t, read_halted}, &id);
 	read_uptime(si, &id);
 	dispatch_instance_info(si, &id);
 	dtp_batch_end();
@@ -1001,6 +1008,7 @@ instance_free(void *p)
 		dtel_xstats_clear(&si->ports[i].known);
 	free(si->ports);
 	free(si->lcores);
+	stats_devices_fini(&si->devices);
 	free(si);
 }
 
@@ -1109,7 +1117,8 @@ stats_init(void)
 		return -1;
 	}
 	if (!dtp_types_defined(
-		    PLUGIN, types, sizeof(types) / sizeof(types[0]), "docs/dpdktel_stats.md"))
+		    PLUGIN, types, sizeof(types) / sizeof(types[0]), "docs/dpdktel_stats.md") ||
+		!stats_devices_types_defined(PLUGIN))
 		return -1;
 	for (size_t i = 0; i < conf.ninst; i++)
 		if (instance_start(conf.inst[i].name, conf.inst[i].socket_path, conf.inst[i].opts,

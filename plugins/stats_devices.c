@@ -26,6 +26,7 @@
  * dpaa and dpaa2 drivers index their channel array with it: each vchan is asked by its id.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,12 +52,36 @@ static const struct dev_class {
 		offsetof(struct dtp_caps, rawdev)},
 };
 
+/*
+ * The eventdev xstats of the drivers DPDK ships that are levels, not counters (EventdevGauge
+ * unless given): event_sw (drivers/event/sw/sw_evdev_xstats.c sw_xstats_init: the stats it
+ * does not let reset, its average packet cycles and the scheduler's last-iteration figures)
+ * and event_dsw (drivers/event/dsw/dsw_xstats.c dsw_dev_xstats, dsw_port_xstats: credits,
+ * loads, latencies, pending releases, the last background run).
+ */
+static const char *const event_gauges[] = {"*_inflight", "*_credits", "*_ring_used", "*_ring_free",
+	"*_avg_pkt_cycles", "qid_*_iq_*_used", "*_pinned_flows", "dev_sched_last_iter_bitmask",
+	"dev_sched_progress_last_iter", "dev_credits_on_loan", "*_migration_latency",
+	"*_event_proc_latency", "*_pending_releases", "*_load", "*_last_bg"};
+
+static bool
+is_gauge(const struct dtp_globs *g, const char *name)
+{
+	if (g->n > 0)
+		return dtp_globs_pass(g, &(struct dtp_globs){0}, name);
+	for (size_t i = 0; i < sizeof(event_gauges) / sizeof(event_gauges[0]); i++)
+		if (fnmatch(event_gauges[i], name, 0) == 0)
+			return true;
+	return false;
+}
+
 /* One read of one class. */
 struct dev_read {
 	const struct stats_devices_io *io;
 	const struct dtp_id *id;
 	const struct dev_class *cl;
 	const struct dtp_globs *include, *exclude;
+	const struct dtp_globs *gauge; /* NULL: every value is a counter */
 };
 
 static bool
@@ -243,6 +268,10 @@ read_counters(const struct dev_read *rd, struct stats_dev *dev, const char *cmd,
 			bad++;
 			continue;
 		}
+		if (rd->gauge != NULL && is_gauge(rd->gauge, e->key)) {
+			dtp_gauge(rd->id, "eventdev_gauge", ti, &(double){(double)e->v.u64}, 1);
+			continue;
+		}
 		if (dtp_derive(rd->id, rd->cl->type, ti, &e->v.u64, 1) == -ERANGE) {
 			snprintf(what, sizeof(what), "%s-%s", rd->cl->type, ti);
 			dtp_bad_reply(rd->io->t, what, -ERANGE, 1);
@@ -311,7 +340,8 @@ stats_devices_read(struct stats_devices *s, const struct stats_devices_opts *o,
 {
 	for (int c = 0; c < STATS_DEV_CLASSES; c++) {
 		struct stats_dev_list *l = &s->c[c];
-		struct dev_read rd = {io, id, &classes[c], &o->include[c], &o->exclude[c]};
+		struct dev_read rd = {io, id, &classes[c], &o->include[c], &o->exclude[c],
+			c == STATS_DEV_EVENT ? &o->event_gauge : NULL};
 		bool has;
 
 		memcpy(&has, (const char *)caps + classes[c].cap, sizeof(has));
@@ -345,9 +375,9 @@ stats_devices_fini(struct stats_devices *s)
 bool
 stats_devices_types_defined(const char *plugin)
 {
-	const char *types[STATS_DEV_CLASSES];
+	const char *types[STATS_DEV_CLASSES + 1] = {[STATS_DEV_CLASSES] = "eventdev_gauge"};
 
 	for (int c = 0; c < STATS_DEV_CLASSES; c++)
 		types[c] = classes[c].type;
-	return dtp_types_defined(plugin, types, STATS_DEV_CLASSES, "docs/dpdktel_stats.md");
+	return dtp_types_defined(plugin, types, STATS_DEV_CLASSES + 1, "docs/dpdktel_stats.md");
 }

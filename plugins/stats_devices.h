@@ -4,7 +4,8 @@
  * (docs/dpdktel_stats.md "Device classes", docs/metrics.md). Each class has an on/off option
  * and include/exclude patterns on its counter names; its values are DERIVE, dispatched with
  * the instance's plugin_instance, type "<class>_ops" or "<class>_xstat" and type instance
- * "<class><id>.<counter>" ("eventdev0.port1.<counter>", "dmadev0.vchan0.<counter>").
+ * "<class><id>.<counter>" ("eventdev0.port1.<counter>", "dmadev0.vchan0.<counter>"); the
+ * eventdev xstats that are levels (EventdevGauge) are GAUGE, type "eventdev_gauge".
  *
  * Requests: a class is asked only where the application's command list (dtp_caps) has it.
  * Device lists, dmadev vchans and eventdev ports and queues are read once per application
@@ -34,6 +35,8 @@ enum stats_dev_class {
 struct stats_devices_opts {
 	bool on[STATS_DEV_CLASSES];
 	struct dtp_globs include[STATS_DEV_CLASSES], exclude[STATS_DEV_CLASSES];
+	/* eventdev xstats that are levels, not counters; none given: stats_devices.c's list */
+	struct dtp_globs event_gauge;
 };
 
 #define STATS_DEVICES_DEFAULTS                   \
@@ -54,7 +57,9 @@ struct stats_devices_opts {
 	STATS_DEV_OPTS_(st, f, "Cryptodev", STATS_DEV_CRYPTO, "*_err_count"),     \
 		STATS_DEV_OPTS_(st, f, "Dmadev", STATS_DEV_DMA, "errors"),        \
 		STATS_DEV_OPTS_(st, f, "Eventdev", STATS_DEV_EVENT, "port_*_rx"), \
-		STATS_DEV_OPTS_(st, f, "Rawdev", STATS_DEV_RAW, "*_count")
+		STATS_DEV_OPTS_(st, f, "Rawdev", STATS_DEV_RAW, "*_count"),       \
+		DTP_OPT(st, "EventdevGauge", DTP_OPT_GLOBS, f.event_gauge, 0, 0,  \
+			"one or more shell patterns such as \"port_*_inflight\"")
 
 /** One device of a class. */
 struct stats_dev {

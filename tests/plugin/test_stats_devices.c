@@ -213,6 +213,18 @@ must_find(const char *type, const char *ti)
 	return v;
 }
 
+static double
+must_gauge(const char *ti)
+{
+	const struct fc_value *v = fc_find(PI, "eventdev_gauge", ti);
+
+	if (v == NULL)
+		fail_msg("no value %s/eventdev_gauge-%s", PI, ti);
+	assert_int_equal(v->n, 1);
+	assert_int_equal(v->ds_type[0], DS_TYPE_GAUGE);
+	return v->v[0].gauge;
+}
+
 static derive_t
 health(const char *kind)
 {
@@ -255,11 +267,15 @@ values_for_recorded_replies(void **state)
 	assert_int_equal(
 		must_find("eventdev_xstat", "eventdev0.port0.port_0_tx")->v[0].derive, 3696);
 	assert_int_equal(
-		must_find("eventdev_xstat", "eventdev0.port1.port_1_rx_ring_free")->v[0].derive,
-		4064);
-	assert_int_equal(
-		must_find("eventdev_xstat", "eventdev0.queue0.qid_0_iq_2_used")->v[0].derive, 4048);
-	assert_int_equal(count_type("eventdev_xstat"), 8 + 3 + 12 + 12);
+		must_find("eventdev_xstat", "eventdev0.queue0.qid_0_tx")->v[0].derive, 8112);
+	assert_int_equal(count_type("eventdev_xstat"), 6 + 3 + 5 + 5);
+	/* Its levels (EventdevGauge's default list) are GAUGE. */
+	assert_true(must_gauge("eventdev0.port1.port_1_rx_ring_free") == 4064);
+	assert_true(must_gauge("eventdev0.queue0.qid_0_iq_2_used") == 4048);
+	assert_true(must_gauge("eventdev0.queue0.qid_0_port_0_pinned_flows") == 64);
+	assert_true(must_gauge("eventdev0.dev_sched_last_iter_bitmask") == 0);
+	assert_null(fc_find(PI, "eventdev_xstat", "eventdev0.port1.port_1_inflight"));
+	assert_int_equal(count_type("eventdev_gauge"), 2 + 7 + 7);
 	/* dma_skeleton0 not configured by the application (nb_vchans 0): nothing to count, and
 	 * no request for its counters; rawdev_skeleton has no xstats (null). */
 	assert_int_equal(count_type("dmadev_ops"), 0);
@@ -372,6 +388,21 @@ include_exclude_patterns(void **state)
 	assert_null(fc_find(PI, "eventdev_xstat", "eventdev0.dev_sched_calls"));
 }
 
+/* EventdevGauge replaces the default list. */
+static void
+event_gauge_option(void **state)
+{
+	(void)state;
+	start_app(&(struct app){0}, 4242);
+	assert_int_equal(configure("EventdevGauge \"port_*_tx\""), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_true(must_gauge("eventdev0.port0.port_0_tx") == 3696);
+	assert_int_equal(count_type("eventdev_gauge"), 2);
+	assert_int_equal(
+		must_find("eventdev_xstat", "eventdev0.port1.port_1_rx_ring_free")->v[0].derive,
+		4064);
+}
+
 /* A configured dmadev: each vchan by its id. */
 static void
 dmadev_vchans(void **state)
@@ -432,6 +463,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(absent_or_off_costs_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(null_list_is_empty, setup, teardown),
 		cmocka_unit_test_setup_teardown(include_exclude_patterns, setup, teardown),
+		cmocka_unit_test_setup_teardown(event_gauge_option, setup, teardown),
 		cmocka_unit_test_setup_teardown(dmadev_vchans, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_replies_counted_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(options_refused_with_reason, setup, teardown),

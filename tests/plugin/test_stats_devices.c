@@ -33,6 +33,7 @@ struct app {
 	int dma_vchans; /* nb_vchans of dmadev 0 (0: not configured, as in testpmd) */
 	bool cut_crypto; /* /cryptodev/stats cut in the middle of its JSON */
 	bool huge_crypto; /* enqueued_count above INT64_MAX */
+	bool full_raw; /* /rawdev/xstats with 256 entries, the most a DPDK dict holds */
 };
 
 /* Requests per command name (without parameters); one thread per connection: atomics. */
@@ -51,6 +52,20 @@ nasked(const char *cmd)
 			return __atomic_load_n(&asked[i], __ATOMIC_RELAXED);
 	fail_msg("no counter for %s", cmd);
 	return 0;
+}
+
+/* A dict of 256 entries: DPDK stops adding entries there (lib/telemetry/telemetry_data.c
+ * rte_tel_data_add_dict_uint: RTE_TEL_MAX_DICT_ENTRIES), so more may have been cut. */
+static char *
+raw_full(void)
+{
+	char *buf = malloc(16384), *p = buf;
+
+	p += sprintf(p, "{\"/rawdev/xstats\":{");
+	for (int i = 0; i < 256; i++)
+		p += sprintf(p, "%s\"x%d\":%d", i ? "," : "", i, i);
+	sprintf(p, "}}");
+	return buf;
 }
 
 /*
@@ -129,6 +144,8 @@ app_handler(
 		o->data = fs_golden("dpdk-22.11/sw_eventdev_queue_xstats-0-0.json", &o->len);
 	else if (IS("/rawdev/list"))
 		o->data = fs_printf("{\"/rawdev/list\":[0]}");
+	else if (IS("/rawdev/xstats") && id == 0 && a->full_raw)
+		o->data = raw_full();
 	else if (IS("/rawdev/xstats") && id == 0)
 		o->data = fs_golden("dpdk-22.11/rawdev_xstats-0.json", &o->len);
 	else
@@ -445,13 +462,57 @@ bad_replies_counted_once(void **state)
 	assert_int_equal(health("invalid"), 1);
 }
 
+/* Every device option in the <Plugin> block and in an <Instance> block, which overrides it. */
+static void
+options_per_instance(void **state)
+{
+	char text[1024];
+
+	(void)state;
+	start_app(&(struct app){0}, 4242);
+	snprintf(text, sizeof(text),
+		"CryptodevStats false\nDmadevStats false\nEventdevStats true\n"
+		"RawdevStats false\nEventdevExclude \"*\"\nCryptodevExclude \"x\"\n"
+		"DmadevInclude \"a\"\nDmadevExclude \"b\"\nRawdevInclude \"c\"\n"
+		"RawdevExclude \"d\"\nEventdevGauge \"e\"\nMemoryStats false\n"
+		"<Instance \"" PI "\">\n SocketPath \"%s\"\n CryptodevStats true\n"
+		" CryptodevInclude \"enqueued_count\"\n</Instance>\n",
+		fx.path);
+	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
+	assert_int_equal(fc_init(), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(count_type("cryptodev_ops"), 1);
+	assert_non_null(fc_find(PI, "cryptodev_ops", "cryptodev0.enqueued_count"));
+	assert_int_equal(count_type("eventdev_xstat") + count_type("eventdev_gauge"), 0);
+	assert_int_equal(nasked("/rawdev/list"), 0);
+}
+
+/* A reply that may have been cut: dispatched as far as it came, counted truncated at each
+ * read, logged once. */
+static void
+full_reply_counted_truncated(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.full_raw = true}, 4242);
+	assert_int_equal(configure(NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(count_type("rawdev_xstat"), 2 * 256);
+	assert_int_equal(must_find("rawdev_xstat", "rawdev0.x255")->v[0].derive, 255);
+	assert_int_equal(health("truncated"), 2);
+	assert_int_equal(health("invalid"), 0);
+	assert_int_equal(fc_logs_matching("/rawdev/xstats,0 reply may have been cut"), 1);
+}
+
 static void
 options_refused_with_reason(void **state)
 {
 	(void)state;
 	start_app(&(struct app){0}, 4242);
 	assert_int_equal(configure("DmadevStats maybe"), -1);
-	assert_true(fc_logs_matching("DmadevStats") >= 1);
+	assert_int_equal(fc_logs_matching("DmadevStats"), 1);
+	assert_int_equal(fc_logs_matching("maybe"), 1);
+	assert_int_equal(fc_logs_matching("true or false"), 1);
 }
 
 int
@@ -466,6 +527,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(event_gauge_option, setup, teardown),
 		cmocka_unit_test_setup_teardown(dmadev_vchans, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_replies_counted_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(full_reply_counted_truncated, setup, teardown),
+		cmocka_unit_test_setup_teardown(options_per_instance, setup, teardown),
 		cmocka_unit_test_setup_teardown(options_refused_with_reason, setup, teardown),
 	};
 

@@ -269,7 +269,9 @@ read_counters(const struct dev_read *rd, struct stats_dev *dev, const char *cmd,
 			continue;
 		}
 		if (rd->gauge != NULL && is_gauge(rd->gauge, e->key)) {
-			dtp_gauge(rd->id, "eventdev_gauge", ti, &(double){(double)e->v.u64}, 1);
+			double level = (double)e->v.u64;
+
+			dtp_gauge(rd->id, "eventdev_gauge", ti, &level, 1);
 			continue;
 		}
 		if (dtp_derive(rd->id, rd->cl->type, ti, &e->v.u64, 1) == -ERANGE) {

@@ -1,7 +1,8 @@
 """dpdktel_stats' device classes in a real collectd against real DPDK 22.11 processes (Debian's:
 the releases of the cache are built with net drivers only, docs/dpdktel_stats.md): testpmd with
 the virtual devices Debian ships (crypto_null, dma_skeleton, event_sw, rawdev_skeleton) and
-dpdk-test-crypto-perf driving crypto_null, whose counters move."""
+dpdk-test-crypto-perf driving crypto_null and dpdk-test-eventdev driving event_sw, whose
+counters move."""
 import contextlib
 import os
 import shutil
@@ -19,6 +20,7 @@ DRIVERS = {'crypto_null0': ('librte_crypto_null.so', 'librte-crypto-null23'),
            'event_sw0': ('librte_event_sw.so', 'librte-event-sw23'),
            'rawdev_skeleton0': ('librte_raw_skeleton.so', 'librte-raw-skeleton23')}
 CRYPTO_PERF = '/usr/bin/dpdk-test-crypto-perf'
+EVENTDEV = '/usr/bin/dpdk-test-eventdev'
 
 
 def missing():
@@ -26,8 +28,9 @@ def missing():
     for lib, pkg in DRIVERS.values():
         if not os.path.exists(os.path.join(PMDS, lib)):
             return f'{PMDS}/{lib} is missing: apt-get install {pkg} (scripts/bootstrap)'
-    if not shutil.which(CRYPTO_PERF):
-        return f'{CRYPTO_PERF} is missing: apt-get install dpdk-dev (scripts/bootstrap)'
+    for tool in (CRYPTO_PERF, EVENTDEV):
+        if not shutil.which(tool):
+            return f'{tool} is missing: apt-get install dpdk-dev (scripts/bootstrap)'
     return ''
 
 
@@ -77,6 +80,44 @@ def apps(build_dir, source_dir):
 def direct(path, cmd):
     with Client(path) as c:
         return c.query(cmd)
+
+
+def test_event_sw_counters_move_with_test_eventdev(build_dir, source_dir):
+    """eventdev_xstat and eventdev_gauge of an event_sw device that dpdk-test-eventdev's
+    perf_queue test drives (one producer, one worker, the scheduler on a service lcore): the
+    device's, each port's and the queue's xstats, counters rising and between the
+    application's own figures before and after, levels as GAUGE."""
+    prefix = dpdk.unique_prefix('e')
+    argv = [EVENTDEV, '--no-huge', '-m', '512', '--no-pci', '--vdev=event_sw0',
+            '--lcores=0@0,1@0,2@1,3@1', '-S', '3', f'--file-prefix={prefix}', '--',
+            '--test=perf_queue', '--stlist=a', '--wlcores=2', '--plcores=1', '--nb_pkts=0']
+
+    def configured(app):
+        with Client(app.socket) as c:
+            return c.query('/eventdev/port_list,0') == [0, 1]
+    ev = dpdk.DpdkApp(argv, prefix, name='test-eventdev', keep_stdin=False, ready=configured)
+    with ev, Collectd(build_dir, source_dir,
+                      'LoadPlugin dpdktel_stats\n<Plugin dpdktel_stats>\n  MemoryStats false\n'
+                      f'  <Instance "ev">\n    SocketPath "{ev.socket}"\n  </Instance>\n'
+                      '</Plugin>\n') as cd:
+        ident = 'dpdktel_stats-ev/eventdev_xstat-eventdev0.dev_rx'
+        first = cd.wait_value(ident, lambda r: r[1][0] > 0, timeout=20,
+                              what='event_sw receiving (dev_rx above 0)')
+        before = direct(ev.socket, '/eventdev/dev_xstats,0')['dev_rx']
+        second = cd.wait_value(ident, lambda r: r[0] > first[0] and r[1][0] > before,
+                               what='a read after a direct /eventdev/dev_xstats')
+        after = direct(ev.socket, '/eventdev/dev_xstats,0')['dev_rx']
+        assert first[1][0] <= before < second[1][0] <= after, (first, before, second, after)
+        want = direct(ev.socket, '/eventdev/port_xstats,0,1')
+        assert 'port_1_rx' in want and 'port_1_inflight' in want, want
+        cd.wait_value('dpdktel_stats-ev/eventdev_xstat-eventdev0.port1.port_1_rx',
+                      lambda r: r[1][0] > 0, what='port 1 (the worker) receiving')
+        cd.wait_value('dpdktel_stats-ev/eventdev_xstat-eventdev0.queue0.qid_0_tx')
+        cd.wait_value('dpdktel_stats-ev/eventdev_gauge-eventdev0.port0.port_0_inflight')
+        ids = cd.listval()
+        assert not any('eventdev_xstat-eventdev0.port0.port_0_inflight' in i for i in ids)
+        assert cd.last('dpdktel_stats-ev/telemetry_requests-failed')[1] == [0]
+        assert cd.last('dpdktel_stats-ev/telemetry_requests-invalid')[1] == [0]
 
 
 def test_crypto_counters_move_with_crypto_perf(apps):

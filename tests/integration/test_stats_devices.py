@@ -12,6 +12,7 @@ import pytest
 from helpers import dpdk
 from helpers.collectd import Collectd
 from helpers.telemetry import Client
+from helpers.wait import wait_until
 
 PMDS = '/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0'
 # The driver of each virtual device, and its Debian package (scripts/bootstrap installs them).
@@ -21,6 +22,7 @@ DRIVERS = {'crypto_null0': ('librte_crypto_null.so', 'librte-crypto-null23'),
            'rawdev_skeleton0': ('librte_raw_skeleton.so', 'librte-raw-skeleton23')}
 CRYPTO_PERF = '/usr/bin/dpdk-test-crypto-perf'
 EVENTDEV = '/usr/bin/dpdk-test-eventdev'
+DPDK_TEST = '/usr/bin/dpdk-test'
 
 
 def missing():
@@ -28,7 +30,7 @@ def missing():
     for lib, pkg in DRIVERS.values():
         if not os.path.exists(os.path.join(PMDS, lib)):
             return f'{PMDS}/{lib} is missing: apt-get install {pkg} (scripts/bootstrap)'
-    for tool in (CRYPTO_PERF, EVENTDEV):
+    for tool in (CRYPTO_PERF, EVENTDEV, DPDK_TEST):
         if not shutil.which(tool):
             return f'{tool} is missing: apt-get install dpdk-dev (scripts/bootstrap)'
     return ''
@@ -171,3 +173,33 @@ def test_testpmd_virtual_devices(apps):
     assert cd.last('dpdktel_stats-pmd/telemetry_requests-invalid')[1] == [0]
     lines = [l for l in cd.log().splitlines() if '/rawdev/xstats,0 answers null' in l]
     assert len(lines) == 1, cd.log()
+
+
+def test_dmadev_configured_after_start(build_dir, source_dir):
+    """dpdk-test's dmadev_autotest on dma_skeleton: it configures the device (one vchan) and
+    creates a second one while the process runs, after collectd first read it. The plugin
+    lists the devices again while the application is young, and reads each vchan: values
+    equal to /dmadev/stats,<id>,0 (0: the autotest resets the counters when it is done)."""
+    prefix = dpdk.unique_prefix('d')
+    argv = [DPDK_TEST, '--no-huge', '-m', '512', '--no-pci', '--vdev=dma_skeleton0', '-l', '0',
+            f'--file-prefix={prefix}']
+    app = dpdk.DpdkApp(argv, prefix, name='dpdk-test', ready=lambda a: True)
+    with app, Collectd(build_dir, source_dir,
+                       'LoadPlugin dpdktel_stats\n<Plugin dpdktel_stats>\n  MemoryStats false\n'
+                       f'  <Instance "dma">\n    SocketPath "{app.socket}"\n  </Instance>\n'
+                       '</Plugin>\n') as cd:
+        cd.wait_value('dpdktel_stats-dma/telemetry_requests-sent', lambda r: r[1][0] > 0)
+        assert direct(app.socket, '/dmadev/info,0')['nb_vchans'] == 0
+        assert not any('dmadev_ops' in i for i in cd.listval())
+        app.proc.stdin.write(b'dmadev_autotest\n')
+        app.proc.stdin.flush()
+        wait_until(lambda: 'Test OK' in app.log(), 30, 'dmadev_autotest passing')
+        ids = direct(app.socket, '/dmadev/list')
+        assert len(ids) == 2, ids
+        for d in ids:
+            assert direct(app.socket, f'/dmadev/info,{d}')['nb_vchans'] == 1
+            want = direct(app.socket, f'/dmadev/stats,{d},0')
+            for name, value in want.items():
+                cd.wait_value(f'dpdktel_stats-dma/dmadev_ops-dmadev{d}.vchan0.{name}',
+                              lambda r, v=value: r[1] == [v], what=f'dmadev{d} {name} == {value}')
+        assert cd.last('dpdktel_stats-dma/telemetry_requests-invalid')[1] == [0]

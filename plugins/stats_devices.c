@@ -168,8 +168,9 @@ load_sub(const struct stats_devices_io *io, enum stats_dev_class c, struct stats
 		if (ret < 0)
 			return ret;
 		e = dtel_dict_find(&d, "nb_vchans");
+		/* At most as many vchans as an eventdev has ports (uint8_t): a request each. */
 		if (e != NULL && e->type == DTEL_VALUE_U64 && e->v.u64 <= UINT16_MAX)
-			dev->nsub = (unsigned int)e->v.u64;
+			dev->nsub = e->v.u64 < 256 ? (unsigned int)e->v.u64 : 256;
 		else
 			dtp_bad_reply(io->t, cmd, -EPROTO, 1);
 		dtel_dict_clear(&d);

@@ -30,6 +30,7 @@ void module_register(void);
 struct app {
 	bool no_classes; /* its command list has no device class (DPDK built without them) */
 	bool no_cryptodev; /* /cryptodev/list null: the library is there, no device */
+	bool no_eventdev; /* /eventdev/dev_list null, likewise (recorded from crypto-perf) */
 	int dma_vchans; /* nb_vchans of dmadev 0 (0: not configured, as in testpmd) */
 	bool cut_crypto; /* /cryptodev/stats cut in the middle of its JSON */
 	bool huge_crypto; /* enqueued_count above INT64_MAX */
@@ -127,6 +128,8 @@ app_handler(
 		o->data = fs_printf("{\"/dmadev/stats\":{\"submitted\":%u,\"completed\":%u,"
 				    "\"errors\":%u}}",
 			100 + sub, 90 + sub, sub);
+	else if (IS("/eventdev/dev_list") && a->no_eventdev)
+		o->data = fs_golden("dpdk-22.11/eventdev_dev_list-none.json", &o->len);
 	else if (IS("/eventdev/dev_list"))
 		o->data = fs_golden("dpdk-22.11/sw_eventdev_dev_list.json", &o->len);
 	else if (IS("/eventdev/port_list") && id == 0)
@@ -370,18 +373,21 @@ absent_or_off_costs_nothing(void **state)
 				assert_int_equal(asked[i], 0);
 }
 
-/* /cryptodev/list answers null where there is no cryptodev: an empty list, not a failure. */
+/* /cryptodev/list and /eventdev/dev_list answer null where there is no such device: an empty
+ * list, not a failure. */
 static void
 null_list_is_empty(void **state)
 {
 	(void)state;
-	start_app(&(struct app){.no_cryptodev = true}, 4242);
+	start_app(&(struct app){.no_cryptodev = true, .no_eventdev = true}, 4242);
 	assert_int_equal(configure("RawdevStats false"), 0);
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(nasked("/cryptodev/list"), 1);
 	assert_int_equal(nasked("/cryptodev/stats"), 0);
 	assert_int_equal(count_type("cryptodev_ops"), 0);
+	assert_int_equal(nasked("/eventdev/dev_list"), 1);
+	assert_int_equal(nasked("/eventdev/dev_xstats"), 0);
 	assert_int_equal(health("failed"), 0);
 	assert_int_equal(health("invalid"), 0);
 }

@@ -20,6 +20,7 @@
 
 #include "common/dtp.h"
 #include "stats_command.h"
+#include "stats_devices.h"
 
 #define PLUGIN "dpdktel_stats"
 #define LOG(level, ...) DTP_LOG(level, PLUGIN, __VA_ARGS__)
@@ -34,6 +35,7 @@ struct stats_opts {
 	struct dtp_globs include, exclude;
 	struct dtp_globs xgauge; /* XStatsGauge */
 	struct stats_cmds commands; /* <Command> blocks */
+	struct stats_devices_opts devices;
 };
 
 static const struct stats_opts defaults = {
@@ -46,6 +48,7 @@ static const struct stats_opts defaults = {
 	.hide_zero_from = DTEL_DICT_MAX_ENTRIES,
 	.ports.all = true,
 	.xgauge = STATS_XSTATS_GAUGE_DEFAULT,
+	.devices = STATS_DEVICES_DEFAULTS,
 };
 
 #define OPT(...) DTP_OPT(stats_opts, __VA_ARGS__)
@@ -70,6 +73,7 @@ static const struct dtp_option options[] = {
 	BOOL_OPT("MemoryStats", memory),
 	DTP_TIMEOUT_OPT(stats_opts),
 	DTP_PORTS_OPT(stats_opts),
+	STATS_DEVICES_OPTS(stats_opts, devices),
 };
 
 static struct dtp_conf conf;
@@ -122,6 +126,7 @@ struct stats_instance {
 	uint64_t info_generation; /* instance_info below is of this generation */
 	char info_ti[DATA_MAX_NAME_LEN]; /* instance_info's type instance */
 	struct stats_cmd_state *cmd_state; /* of each <Command>, made at the first read */
+	struct stats_devices devices; /* cryptodev, dmadev, eventdev, rawdev */
 };
 
 static int start_discovered(const char *name, const char *path);
@@ -990,6 +995,8 @@ stats_read(user_data_t *ud)
 		read_heaps(si, &id);
 		read_mempools(si, &id);
 	}
+	stats_devices_read(&si->devices, &si->o->devices, &si->caps,
+		&(struct stats_devices_io){query_fn, si, &si->t, read_halted}, &id);
 	read_uptime(si, &id);
 	stats_commands_read(&si->o->commands, &si->cmd_state, &si->t, query_fn, si, &id);
 	dispatch_instance_info(si, &id);
@@ -1014,6 +1021,7 @@ instance_free(void *p)
 	free(si->ports);
 	free(si->lcores);
 	free(si->cmd_state);
+	stats_devices_fini(&si->devices);
 	free(si);
 }
 
@@ -1124,7 +1132,8 @@ stats_init(void)
 		return -1;
 	}
 	if (!dtp_types_defined(
-		    PLUGIN, types, sizeof(types) / sizeof(types[0]), "docs/dpdktel_stats.md"))
+		    PLUGIN, types, sizeof(types) / sizeof(types[0]), "docs/dpdktel_stats.md") ||
+		!stats_devices_types_defined(PLUGIN))
 		return -1;
 	for (size_t i = 0; i < conf.ninst; i++)
 		if (instance_start(conf.inst[i].name, conf.inst[i].socket_path, conf.inst[i].opts,

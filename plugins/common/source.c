@@ -44,6 +44,10 @@ dtp_caps_read(dtp_query_fn q, void *ctx, struct dtp_target *t, struct dtp_caps *
 		ret_caps->fwd_lcores |= strcmp(c, "/fwd/lcores") == 0;
 		ret_caps->eal_lcore |= strcmp(c, "/eal/lcore/info") == 0;
 		ret_caps->eal_usage |= strcmp(c, "/eal/lcore/usage") == 0;
+		ret_caps->cryptodev |= strcmp(c, "/cryptodev/list") == 0;
+		ret_caps->dmadev |= strcmp(c, "/dmadev/list") == 0;
+		ret_caps->eventdev |= strcmp(c, "/eventdev/dev_list") == 0;
+		ret_caps->rawdev |= strcmp(c, "/rawdev/list") == 0;
 	}
 	dtel_dict_clear(&d);
 	return 0;

@@ -725,9 +725,9 @@ read_eal_lcores(struct stats_instance *si, cdtime_t now)
 /* The instance ----------------------------------------------------------------------------- */
 
 /*
- * What the application offers, from its command list, and its mempools: once per
- * generation, and again at each read while it is starting (it registers its own commands
- * and creates its pools after the EAL opened the socket).
+ * What the application offers, from its command list: once per generation, and again at
+ * each read while it is starting (it registers its own commands after the EAL opened the
+ * socket).
  */
 static void
 probe_caps(struct stats_instance *si)
@@ -736,8 +736,6 @@ probe_caps(struct stats_instance *si)
 		memset(&si->caps, 0, sizeof(si->caps));
 	si->caps_generation = si->t.generation;
 	si->caps_young = dtp_target_young(&si->t);
-	if (si->o->memory)
-		stats_memory_load(&si->mem, query_fn, si, &si->t);
 }
 
 static void
@@ -896,6 +894,7 @@ instance_free(void *p)
 		dtel_xstats_clear(&si->ports[i].known);
 	free(si->ports);
 	free(si->lcores);
+	stats_memory_free(&si->mem);
 	free(si);
 }
 
@@ -988,8 +987,9 @@ stats_config(oconfig_item_t *ci)
 static const char *const types[] = {"if_packets", "if_octets", "if_errors", "if_rx_dropped",
 	"if_tx_dropped", "xstat", "queue_packets", "queue_octets", "queue_errors", "link_speed",
 	"port_queues", "port_mtu", "port_info", "lcore_packets", "lcore_info", "stalls",
-	"lcore_cycles", "percent", "heap_bytes", "mempool_objects", "uptime", "instance_info", "up",
-	"telemetry_requests", "reconnects", "restarts", "duration"};
+	"lcore_cycles", "percent", "heap_bytes", "mempool_objects", "mempool_use", "ring_entries",
+	"count", "bytes", "uptime", "instance_info", "up", "telemetry_requests", "reconnects",
+	"restarts", "duration"};
 
 static int
 stats_init(void)

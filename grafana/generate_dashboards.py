@@ -372,14 +372,13 @@ def overview():
                      'lcore cache) of each mempool: a climb that never comes back is a leak.',
                      'short', targets((in_use, f'{pool} in use'), (avail, f'{pool} available'))),
           8, 8)
-    ring = '{{instance}} {{dpdk_instance}} {{type}}'
-    not_mp = ', type!~"MP_.*"}'
-    used = s('collectd_dpdktel_stats_ring_entries_used')[:-1] + not_mp
-    cap = s('collectd_dpdktel_stats_ring_entries_capacity')[:-1] + not_mp
-    L.add(timeseries('Ring fill', 'used_count / capacity of each ring (DPDK 24.03 and later), '
-                     'without the rings of mempools (MP_<pool>: they hold the free objects, '
-                     'so an idle pool fills them). DpdkRingNearlyFull fires above 90 % for '
-                     '2 min.', 'percentunit', targets((f'{used} / {cap}', ring)),
+    used = s('collectd_dpdktel_stats_ring_entries_used')
+    cap = s('collectd_dpdktel_stats_ring_entries_capacity')
+    L.add(timeseries('Ring fill', 'used_count / capacity of each ring (DPDK 24.03 and later). '
+                     'A mempool\'s own ring (MP_<pool>) holds its free objects: it is full '
+                     'when the pool is idle, and DpdkRingNearlyFull leaves it out. Any other '
+                     'ring above 90 % for 2 min fires DpdkRingNearlyFull.', 'percentunit',
+                     targets((f'{used} / {cap}', pool)),
                      thresholds('green', 0.9, 'red'), threshold_style='line', min=0, max=1),
           8, 8)
     heap = s('collectd_dpdktel_stats_heap_bytes_alloc')

@@ -23,31 +23,49 @@ dict_values(const struct dtel_dict *d, const char *const *keys, size_t n, double
 	return true;
 }
 
+/* /eal/heap_list: the ids of the heaps into m->heaps. 0 or the request's -errno. */
+static int
+list_heaps(struct stats_memory *m, dtp_query_fn q, void *ctx, struct dtp_target *t)
+{
+	struct dtel_dict list;
+	struct dtel_reply r;
+	int ret;
+
+	ret = q(ctx, "/eal/heap_list", &r);
+	if (ret < 0)
+		return ret;
+	ret = dtel_parse_dict(&r, "/eal/heap_list", &list);
+	dtel_reply_release(&r);
+	if (ret < 0) {
+		dtp_bad_reply(t, "/eal/heap_list", -EPROTO, 1);
+		return 0; /* not worth asking again before the next list */
+	}
+	m->nheaps = 0;
+	for (size_t i = 0; i < list.n && m->nheaps < STATS_HEAPS_MAX; i++)
+		if (list.v[i].type == DTEL_VALUE_U64 && list.v[i].v.u64 <= UINT32_MAX)
+			m->heaps[m->nheaps++] = (uint32_t)list.v[i].v.u64;
+	dtel_dict_clear(&list);
+	return 0;
+}
+
+/* /eal/heap_info,<id> of each listed heap: heap_bytes. */
 static void
-read_heaps(dtp_query_fn q, void *ctx, struct dtp_target *t, const struct dtp_id *id)
+read_heaps(const struct stats_memory *m, dtp_query_fn q, void *ctx, struct dtp_target *t,
+	const struct dtp_id *id)
 {
 	static const char *const keys[] = {
 		"Heap_size", "Free_size", "Alloc_size", "Greatest_free_size"};
-	struct dtel_dict list, h;
 	struct dtel_reply r;
+	struct dtel_dict h;
 	char ti[32], what[48];
 	double v[4];
 
-	if (q(ctx, "/eal/heap_list", &r) < 0)
-		return;
-	if (dtel_parse_dict(&r, "/eal/heap_list", &list) < 0) {
-		dtp_bad_reply(t, "/eal/heap_list", -EPROTO, 1);
-		memset(&list, 0, sizeof(list));
-	}
-	dtel_reply_release(&r);
-	for (size_t i = 0; i < list.n; i++) {
-		if (list.v[i].type != DTEL_VALUE_U64 || list.v[i].v.u64 > UINT32_MAX)
-			continue;
-		snprintf(what, sizeof(what), "/eal/heap_info,%" PRIu64, list.v[i].v.u64);
+	for (size_t i = 0; i < m->nheaps; i++) {
+		snprintf(what, sizeof(what), "/eal/heap_info,%" PRIu32, m->heaps[i]);
 		if (q(ctx, what, &r) < 0)
 			continue;
 		if (dtel_parse_dict(&r, "/eal/heap_info", &h) == 0) {
-			snprintf(ti, sizeof(ti), "heap%" PRIu64, list.v[i].v.u64);
+			snprintf(ti, sizeof(ti), "heap%" PRIu32, m->heaps[i]);
 			if (dict_values(&h, keys, 4, v))
 				dtp_gauge(id, "heap_bytes", ti, v, 4);
 			else
@@ -58,7 +76,6 @@ read_heaps(dtp_query_fn q, void *ctx, struct dtp_target *t, const struct dtp_id 
 		}
 		dtel_reply_release(&r);
 	}
-	dtel_dict_clear(&list);
 }
 
 #define PLUGIN "dpdktel_stats"
@@ -163,52 +180,64 @@ zone_info(dtp_query_fn q, void *ctx, struct dtp_target *t, struct stats_memzone 
 		dtp_bad_reply(t, cmd, ret, 1);
 		return;
 	}
-	if (!dict_u64(&d, "Zone", &zone) || !dict_u64(&d, "Length", &len))
+	if (!dict_u64(&d, "Zone", &zone) || !dict_u64(&d, "Length", &len)) {
 		dtp_bad_reply(t, cmd, -EPROTO, 1);
-	else if (zone != z->id)
+	} else if (zone != z->id) {
 		t->discarded++; /* another client's parameters: DPDK before 26.07 */
-	else
-		z->known = true, z->len = len;
+	} else {
+		z->known = true;
+		z->len = len;
+	}
 	dtel_dict_clear(&d);
 }
 
+/* /eal/memzone_list into m->zones. 0 or the request's -errno. */
+static int
+list_memzones(struct stats_memory *m, dtp_query_fn q, void *ctx, struct dtp_target *t)
+{
+	struct dtel_dict list;
+	struct dtel_reply r;
+	int ret;
+
+	ret = q(ctx, "/eal/memzone_list", &r);
+	if (ret < 0)
+		return ret;
+	ret = dtel_parse_dict(&r, "/eal/memzone_list", &list);
+	dtel_reply_release(&r);
+	if (ret < 0) {
+		dtp_bad_reply(t, "/eal/memzone_list", ret, 1);
+		return 0;
+	}
+	m->zones_listed = true;
+	m->zones_cut = (list.flags & DTEL_F_POSSIBLY_CUT) != 0;
+	zones_update(m, t, &list);
+	dtel_dict_clear(&list);
+	if (m->zones_cut && !(m->logged & LOGGED_ZONES_CUT)) {
+		m->logged |= LOGGED_ZONES_CUT;
+		LOG(LOG_WARNING,
+			"instance '%s': /eal/memzone_list may have been cut (%zu memzones, DPDK "
+			"sends at most 512): no memzone values for this application",
+			t->name, m->nzones);
+	}
+	return 0;
+}
+
 /*
- * count-memzones each read; bytes-memzones once the length of every listed memzone is known.
- * The lengths are read once per memzone (a memzone never changes its size), at most
- * STATS_MEMZONE_INFO_PER_READ a read: hundreds of memzones (Open vSwitch) cost a few reads'
- * worth of requests once, then one request per read.
+ * count-memzones and, once the length of every listed memzone is known, bytes-memzones, as of
+ * the last list. A memzone never changes its size: each length is read once, at most
+ * STATS_MEMZONE_INFO_PER_READ a read, so hundreds of memzones (Open vSwitch) cost a few
+ * reads' worth of requests once.
  */
 static void
 read_memzones(struct stats_memory *m, dtp_query_fn q, void *ctx, struct dtp_target *t,
 	const struct dtp_id *id)
 {
-	struct dtel_dict list;
-	struct dtel_reply r;
 	unsigned int asked = 0;
 	double bytes = 0, count;
 	bool complete = true;
-	int ret;
 
-	if (q(ctx, "/eal/memzone_list", &r) < 0)
+	if (!m->zones_listed || m->zones_cut)
 		return;
-	ret = dtel_parse_dict(&r, "/eal/memzone_list", &list);
-	dtel_reply_release(&r);
-	if (ret < 0) {
-		dtp_bad_reply(t, "/eal/memzone_list", ret, 1);
-		return;
-	}
-	m->zones_cut = (list.flags & DTEL_F_POSSIBLY_CUT) != 0;
-	zones_update(m, t, &list);
-	dtel_dict_clear(&list);
-	if (m->zones_cut) {
-		if (!(m->logged & LOGGED_ZONES_CUT))
-			LOG(LOG_WARNING,
-				"instance '%s': /eal/memzone_list may have been cut (%zu memzones, "
-				"DPDK sends at most 512): no memzone values for this application",
-				t->name, m->nzones);
-		m->logged |= LOGGED_ZONES_CUT;
-		return;
-	}
 	for (size_t i = 0; i < m->nzones; i++) {
 		if (!m->zones[i].known && asked < STATS_MEMZONE_INFO_PER_READ) {
 			asked++;
@@ -387,7 +416,14 @@ stats_memory_read(struct stats_memory *m, dtp_query_fn q, void *ctx, struct dtp_
 		m->generation = t->generation;
 		m->relist = true;
 	}
-	read_heaps(q, ctx, t, id);
+	/* The heap and memzone lists every STATS_MEMORY_LIST_EVERY reads, and at each read
+	 * while the application starts (it creates its pools after the socket appeared). */
+	if (m->lists_in > 0 && !dtp_target_young(t)) {
+		m->lists_in--;
+	} else if (list_heaps(m, q, ctx, t) == 0 && list_memzones(m, q, ctx, t) == 0) {
+		m->lists_in = STATS_MEMORY_LIST_EVERY - 1;
+	}
+	read_heaps(m, q, ctx, t, id);
 	read_memzones(m, q, ctx, t, id);
 	if (++m->reads >= STATS_MEMORY_RELIST)
 		m->relist = true;

@@ -4,11 +4,12 @@
  * the rings of an application (docs/dpdktel_stats.md, docs/metrics.md). Requests go through
  * the instance's query function, so a read that met a connection failure sends nothing more.
  *
- * Requests per read: /eal/heap_list and /eal/heap_info,<id> of each heap; /eal/memzone_list;
- * /mempool/info,<name> of each mempool and (DPDK >= 24.03) /ring/info,<name> of each ring.
- * Only now and then: /eal/memzone_info,<id> of the memzones that are new since the previous
- * read (at most STATS_MEMZONE_INFO_PER_READ a read), and /mempool/list and /ring/list when
- * the memzone list changed (every mempool and every ring reserves a memzone), when the
+ * Requests per read: /eal/heap_info,<id> of each heap, /mempool/info,<name> of each mempool
+ * and (DPDK >= 24.03) /ring/info,<name> of each ring. Every STATS_MEMORY_LIST_EVERY reads
+ * (every read while the application is starting): /eal/heap_list and /eal/memzone_list. Only
+ * now and then: /eal/memzone_info,<id> of the memzones that are new since the last list (at
+ * most STATS_MEMZONE_INFO_PER_READ a read), and /mempool/list and /ring/list when the
+ * memzone list changed (every mempool and every ring reserves a memzone), when the
  * application restarted, when a listed object has gone, and every STATS_MEMORY_RELIST reads.
  */
 #ifndef STATS_MEMORY_H
@@ -16,6 +17,10 @@
 
 #include "common/dtp.h"
 
+/* Reads from one reading of the heap and memzone lists to the next. */
+#define STATS_MEMORY_LIST_EVERY 6
+/* Heaps read (RTE_MAX_HEAPS is 32). */
+#define STATS_HEAPS_MAX 32
 /* Mempools, and rings, read at each read: more are left out, with a log line. */
 #define STATS_MEMORY_MAX 64
 /* /eal/memzone_info requests a read sends at most (for the memzones new since the last). */
@@ -35,7 +40,10 @@ struct stats_memzone {
 struct stats_memory {
 	bool started;
 	uint64_t generation; /* of the application process the rest belongs to */
+	unsigned int lists_in; /* reads until the heap and memzone lists are read again */
 	bool relist; /* read /mempool/list and /ring/list at this read */
+	uint32_t heaps[STATS_HEAPS_MAX];
+	size_t nheaps;
 	unsigned int reads; /* since the lists were last read */
 	char mempools[STATS_MEMORY_MAX][DTEL_STRING_MAX];
 	size_t nmempools;
@@ -43,6 +51,7 @@ struct stats_memory {
 	size_t nrings;
 	struct stats_memzone *zones;
 	size_t nzones;
+	bool zones_listed; /* zones is from a memzone list of this process */
 	bool zones_cut; /* the last memzone list may have been cut: no memzone values */
 	unsigned int logged; /* bit per enum in stats_memory.c: logged for this process */
 };

@@ -52,7 +52,8 @@ struct app {
 };
 
 /* Memory requests the fake received (atomic: one thread per connection). */
-static unsigned int memzone_info_requests, mempool_list_requests, ring_list_requests;
+static unsigned int memzone_info_requests, mempool_list_requests, ring_list_requests,
+	memzone_list_requests, memory_requests;
 
 /* /eal/lcore/info requests the fake received. */
 static unsigned int lcore_info_requests;
@@ -293,6 +294,9 @@ app_handler(
 			__ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
 #define IS(c) (n == strlen(c) && strncmp(req, c, n) == 0)
+	if (strncmp(req, "/eal/heap", 9) == 0 || strncmp(req, "/eal/memzone", 12) == 0 ||
+		strncmp(req, "/mempool/", 9) == 0 || strncmp(req, "/ring/", 6) == 0)
+		__atomic_add_fetch(&memory_requests, 1, __ATOMIC_RELAXED);
 	if (a->hang_at_stats && IS("/ethdev/stats"))
 		__atomic_store_n(&app_hung, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&app_hung, __ATOMIC_SEQ_CST))
@@ -369,7 +373,8 @@ app_handler(
 		o->data = mempool_list(a);
 	else if (IS("/mempool/info"))
 		o->data = mempool_info(a, comma ? comma + 1 : "");
-	else if (IS("/eal/memzone_list"))
+	else if (IS("/eal/memzone_list") &&
+		__atomic_add_fetch(&memzone_list_requests, 1, __ATOMIC_RELAXED) > 0)
 		o->data = memzone_list(a);
 	else if (IS("/eal/memzone_info") &&
 		__atomic_add_fetch(&memzone_info_requests, 1, __ATOMIC_RELAXED) > 0)
@@ -444,6 +449,8 @@ setup(void **state)
 	__atomic_store_n(&memzone_info_requests, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&mempool_list_requests, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&ring_list_requests, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&memzone_list_requests, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&memory_requests, 0, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -860,8 +867,8 @@ mempool_use_and_rings_25_11(void **state)
 /*
  * The length of a memzone is read once, at most 32 a read: 100 memzones cost 32, 32, 32, 4
  * requests over four reads, then none; the total goes out once every length is known, the
- * count at every read. The mempool and ring lists are read again only when the memzone
- * list changes (each mempool and ring has a memzone of its own).
+ * count at every read. The memzone list is read every 6 reads, and the mempool and ring
+ * lists again only when it changed (each mempool and ring has a memzone of its own).
  */
 static void
 memzones_read_once_and_lists_follow_them(void **state)
@@ -885,23 +892,58 @@ memzones_read_once_and_lists_follow_them(void **state)
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(__atomic_load_n(&memzone_info_requests, __ATOMIC_RELAXED), 100);
 	assert_true(must_find(PI, "bytes", "memzones")->v[0].gauge == 100 * 1000 + 99 * 100 / 2);
-	fc_clear_records();
-	assert_int_equal(fc_read_all(), 0);
-	assert_int_equal(__atomic_load_n(&memzone_info_requests, __ATOMIC_RELAXED), 100);
-	must_find(PI, "bytes", "memzones");
-	/* Listed once, at the first read. */
-	assert_int_equal(__atomic_load_n(&mempool_list_requests, __ATOMIC_RELAXED), 1);
-	assert_int_equal(__atomic_load_n(&ring_list_requests, __ATOMIC_RELAXED), 1);
-
-	/* Memzone 0 freed, 100 reserved: one new length, and the lists again. */
+	/* Memzone 0 freed, 100 reserved: unseen until the list of read 7. */
 	fx.app.first_zone = 1;
-	fc_clear_records();
-	assert_int_equal(fc_read_all(), 0);
-	assert_int_equal(__atomic_load_n(&memzone_info_requests, __ATOMIC_RELAXED), 101);
-	assert_int_equal(__atomic_load_n(&mempool_list_requests, __ATOMIC_RELAXED), 2);
-	assert_int_equal(__atomic_load_n(&ring_list_requests, __ATOMIC_RELAXED), 2);
+	for (int i = 5; i <= 7; i++) {
+		fc_clear_records();
+		assert_int_equal(fc_read_all(), 0);
+		assert_int_equal(
+			__atomic_load_n(&memzone_list_requests, __ATOMIC_RELAXED), i < 7 ? 1 : 2);
+		assert_int_equal(
+			__atomic_load_n(&mempool_list_requests, __ATOMIC_RELAXED), i < 7 ? 1 : 2);
+		assert_int_equal(
+			__atomic_load_n(&ring_list_requests, __ATOMIC_RELAXED), i < 7 ? 1 : 2);
+		assert_int_equal(__atomic_load_n(&memzone_info_requests, __ATOMIC_RELAXED),
+			i < 7 ? 100 : 101);
+		must_find(PI, "mempool_objects", "mb_pool_0");
+	}
 	assert_true(must_find(PI, "bytes", "memzones")->v[0].gauge == 100 * 1000 + 100 * 101 / 2);
 	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
+}
+
+/*
+ * What memory costs (testpmd 25.11: one heap, 6 memzones, one mempool and its ring): the
+ * first read lists everything and reads each memzone's length (13 requests); then 3 a read
+ * (heap, mempool, ring), and 5 every 6th read, which lists the heaps and memzones again.
+ */
+static void
+memory_requests_per_read(void **state)
+{
+	static const unsigned int want[] = {13, 3, 3, 3, 3, 3, 5, 3};
+	unsigned int before = 0, now;
+
+	(void)state;
+	start_app(
+		&(struct app){.nports = 1, .silent_stats_port = -1, .version = "DPDK 25.11.2"}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		assert_int_equal(fc_read_all(), 0);
+		now = __atomic_load_n(&memory_requests, __ATOMIC_RELAXED);
+		assert_int_equal(now - before, want[i]);
+		before = now;
+	}
+	/* MemoryStats false: none. */
+	fc_shutdown();
+	fs_stop(fx.fs);
+	fc_reset();
+	fc_load(module_register);
+	__atomic_store_n(&memory_requests, 0, __ATOMIC_RELAXED);
+	start_app(
+		&(struct app){.nports = 1, .silent_stats_port = -1, .version = "DPDK 25.11.2"}, 1);
+	assert_int_equal(configure("MemoryStats false", NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(__atomic_load_n(&memory_requests, __ATOMIC_RELAXED), 0);
+	assert_null(fc_find(PI, "count", "memzones"));
 }
 
 /* A memzone list of 512 entries may have been cut (DPDK's arrays hold 512): no count or
@@ -2103,6 +2145,7 @@ main(void)
 			cut_memzone_list_gives_no_memzone_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(mempools_over_the_cap_logged_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(gone_pool_relists, setup, teardown),
+		cmocka_unit_test_setup_teardown(memory_requests_per_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(answer_for_another_pool_discarded, setup, teardown),
 	};
 

@@ -119,39 +119,38 @@ zone_find(const struct stats_memory *m, uint32_t id)
  * The ids of /eal/memzone_list (an array of ints, DPDK lib/eal/common/eal_common_memory.c
  * handle_eal_memzone_list_request) as m->zones, keeping the length of the memzones that were
  * listed before. A list that differs from the previous one asks for the mempool and ring lists
- * again: each mempool and each ring reserves a memzone of its own.
+ * again: each mempool and each ring reserves a memzone of its own. 0, or -EPROTO for a list
+ * with an entry that is not an id (nothing of it is used), -ENOMEM.
  */
-static void
-zones_update(struct stats_memory *m, struct dtp_target *t, const struct dtel_dict *list)
+static int
+zones_update(struct stats_memory *m, const struct dtel_dict *list)
 {
 	struct stats_memzone *z;
 	bool same = list->n == m->nzones;
-	size_t n = 0;
 
+	for (size_t i = 0; i < list->n; i++)
+		if (list->v[i].type != DTEL_VALUE_U64 || list->v[i].v.u64 > UINT32_MAX)
+			return -EPROTO;
 	for (size_t i = 0; i < list->n && same; i++)
-		same = list->v[i].type == DTEL_VALUE_U64 && list->v[i].v.u64 == m->zones[i].id;
+		same = list->v[i].v.u64 == m->zones[i].id;
 	if (same)
-		return;
+		return 0;
 	m->relist = true;
 	z = calloc(list->n + 1, sizeof(*z));
 	if (z == NULL)
-		return;
+		return -ENOMEM;
 	for (size_t i = 0; i < list->n; i++) {
 		ssize_t old;
 
-		if (list->v[i].type != DTEL_VALUE_U64 || list->v[i].v.u64 > UINT32_MAX) {
-			dtp_bad_reply(t, "/eal/memzone_list", -EPROTO, 1);
-			continue;
-		}
-		z[n].id = (uint32_t)list->v[i].v.u64;
-		old = zone_find(m, z[n].id);
+		z[i].id = (uint32_t)list->v[i].v.u64;
+		old = zone_find(m, z[i].id);
 		if (old >= 0)
-			z[n] = m->zones[old];
-		n++;
+			z[i] = m->zones[old];
 	}
 	free(m->zones);
 	m->zones = z;
-	m->nzones = n;
+	m->nzones = list->n;
+	return 0;
 }
 
 /* The length of memzone z from /eal/memzone_info,<id> (handle_eal_memzone_info_request). */
@@ -208,10 +207,16 @@ list_memzones(struct stats_memory *m, dtp_query_fn q, void *ctx, struct dtp_targ
 		dtp_bad_reply(t, "/eal/memzone_list", ret, 1);
 		return 0;
 	}
-	m->zones_listed = true;
-	m->zones_cut = (list.flags & DTEL_F_POSSIBLY_CUT) != 0;
-	zones_update(m, t, &list);
+	ret = zones_update(m, &list);
+	if (ret == 0) {
+		m->zones_listed = true;
+		m->zones_cut = (list.flags & DTEL_F_POSSIBLY_CUT) != 0;
+	} else if (ret == -EPROTO) {
+		dtp_bad_reply(t, "/eal/memzone_list", ret, 1);
+	}
 	dtel_dict_clear(&list);
+	if (ret < 0)
+		return 0; /* not worth asking again before the next list */
 	if (m->zones_cut && !(m->logged & LOGGED_ZONES_CUT)) {
 		m->logged |= LOGGED_ZONES_CUT;
 		LOG(LOG_WARNING,

@@ -49,6 +49,8 @@ struct app {
 	 * and /ring/info of a pool or ring that has gone ({}), or about another one. */
 	unsigned int first_zone, nzones, npools;
 	bool pool_gone, pool_swapped;
+	bool zones_bad; /* /eal/memzone_list with an entry that is not an id */
+	bool zone_swapped; /* /eal/memzone_info,<id> answers about memzone id + 1 */
 };
 
 /* Memory requests the fake received (atomic: one thread per connection). */
@@ -374,11 +376,13 @@ app_handler(
 	else if (IS("/mempool/info"))
 		o->data = mempool_info(a, comma ? comma + 1 : "");
 	else if (IS("/eal/memzone_list") &&
-		__atomic_add_fetch(&memzone_list_requests, 1, __ATOMIC_RELAXED) > 0)
+		__atomic_add_fetch(&memzone_list_requests, 1, __ATOMIC_RELAXED) > 0 && a->zones_bad)
+		o->data = fs_printf("{\"/eal/memzone_list\":[0,-1,2]}");
+	else if (IS("/eal/memzone_list"))
 		o->data = memzone_list(a);
 	else if (IS("/eal/memzone_info") &&
 		__atomic_add_fetch(&memzone_info_requests, 1, __ATOMIC_RELAXED) > 0)
-		o->data = memzone_info(id);
+		o->data = memzone_info(a->zone_swapped ? id + 1 : id);
 	/* lib/ring/rte_ring.c from 24.03: ring_handle_list, ring_handle_info (recorded from
 	 * testpmd 25.11: the ring of its mempool); earlier releases have no such command. */
 	else if (IS("/ring/list") && app_newer(a, "DPDK 24.03") &&
@@ -961,6 +965,32 @@ cut_memzone_list_gives_no_memzone_values(void **state)
 	assert_int_equal(__atomic_load_n(&memzone_info_requests, __ATOMIC_RELAXED), 0);
 	assert_int_equal(fc_logs_matching("/eal/memzone_list may have been cut"), 1);
 	must_find(PI, "mempool_objects", "mb_pool_0");
+}
+
+/* A memzone list with an entry that is not an id: nothing of it (no count from the rest), one
+ * invalid reply; answers about another memzone are discarded, and no total goes out without
+ * the lengths. */
+static void
+bad_memzone_replies_give_no_memzone_values(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1, .zones_bad = true}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_null(fc_find(PI, "count", "memzones"));
+	assert_int_equal(must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 1);
+	assert_int_equal(__atomic_load_n(&memzone_info_requests, __ATOMIC_RELAXED), 0);
+	must_find(PI, "mempool_objects", "mb_pool_0");
+
+	fx.app.zones_bad = false;
+	fx.app.zone_swapped = true;
+	fc_clear_records();
+	/* The next list is 6 reads on. */
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(fc_read_all(), 0);
+	assert_true(must_find(PI, "count", "memzones")->v[0].gauge == 6);
+	assert_null(fc_find(PI, "bytes", "memzones"));
+	assert_int_equal(must_find(PI, "telemetry_requests", "discarded")->v[0].derive, 6);
 }
 
 /* More mempools than are read at each read: the first 64, and a line that says so, once. */
@@ -2146,6 +2176,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(mempools_over_the_cap_logged_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(gone_pool_relists, setup, teardown),
 		cmocka_unit_test_setup_teardown(memory_requests_per_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			bad_memzone_replies_give_no_memzone_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(answer_for_another_pool_discarded, setup, teardown),
 	};
 

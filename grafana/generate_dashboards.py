@@ -356,11 +356,48 @@ def overview():
                              (f'{by} ({s("dpdktel:port_tx_dropped_pps:rate1m")})',
                               '{{instance}} {{dpdk_instance}} tx dropped')),
                      thresholds('green', 1, 'red')), 8, 8)
+    # Per instance: dpdktel_stats with MemoryStats (docs/metrics.md); mempool counts from
+    # DPDK 23.03, rings from 24.03.
+    L.row('Memory and rings')
+    in_use = s('collectd_dpdktel_stats_mempool_use_in_use')
+    avail = s('collectd_dpdktel_stats_mempool_use_available')
+    pool = '{{instance}} {{dpdk_instance}} {{type}}'
+    L.add(timeseries('Mempool objects in use', 'Share of each mempool\'s objects in use: '
+                     'neither in the pool nor in an lcore cache (mempool_use, DPDK 23.03 and '
+                     'later). DpdkMempoolNearlyExhausted fires above 90 % for 5 min.',
+                     'percentunit', targets((f'{in_use} / ({in_use} + {avail})', pool)),
+                     thresholds('green', 0.9, 'red'), threshold_style='line', min=0, max=1),
+          8, 8)
+    L.add(timeseries('Mempool objects', 'Objects in use and available (in the pool or an '
+                     'lcore cache) of each mempool: a climb that never comes back is a leak.',
+                     'short', targets((in_use, f'{pool} in use'), (avail, f'{pool} available'))),
+          8, 8)
+    used = s('collectd_dpdktel_stats_ring_entries_used')
+    cap = s('collectd_dpdktel_stats_ring_entries_capacity')
+    L.add(timeseries('Ring fill', 'used_count / capacity of each ring (DPDK 24.03 and later). '
+                     'A mempool\'s own ring (MP_<pool>) holds its free objects: it is full '
+                     'when the pool is idle, and DpdkRingNearlyFull leaves it out. Any other '
+                     'ring above 90 % for 2 min fires DpdkRingNearlyFull.', 'percentunit',
+                     targets((f'{used} / {cap}', pool)),
+                     thresholds('green', 0.9, 'red'), threshold_style='line', min=0, max=1),
+          8, 8)
+    heap = s('collectd_dpdktel_stats_heap_bytes_alloc')
+    L.add(timeseries('Heap and memzones', 'Bytes allocated from each EAL heap (heap_bytes) '
+                     'and reserved in memzones (bytes, type memzones), against the heaps\' '
+                     'size.', 'bytes',
+                     targets((heap, '{{instance}} {{dpdk_instance}} {{type}} allocated'),
+                             (s('collectd_dpdktel_stats_heap_bytes_size'),
+                              '{{instance}} {{dpdk_instance}} {{type}} size'),
+                             (s('collectd_dpdktel_stats_bytes', type='memzones'),
+                              '{{instance}} {{dpdk_instance}} memzones'))), 12, 8)
+    L.add(timeseries('Memzones', 'Number of memzones reserved (count, type memzones).', 'short',
+                     targets((s('collectd_dpdktel_stats_count', type='memzones'),
+                              '{{instance}} {{dpdk_instance}}'))), 12, 8)
     alerts_anno = prom_annotation('dpdktel alerts', alerts, '{{alertname}}', 'red',
                                   'alertname,dpdk_instance,port,lcore')
     return dashboard('dpdktel-overview', 'dpdktel / Overview',
                      'DPDK applications seen by the dpdktel collectd plugins: health, link '
-                     'and lcore state, traffic and drops per instance.', L,
+                     'and lcore state, traffic and drops per instance, memory and rings.', L,
                      variables(s), annotations(alerts_anno))
 
 

@@ -21,6 +21,7 @@
 #include "common/dtp.h"
 #include "stats_command.h"
 #include "stats_devices.h"
+#include "stats_memory.h"
 
 #define PLUGIN "dpdktel_stats"
 #define LOG(level, ...) DTP_LOG(level, PLUGIN, __VA_ARGS__)
@@ -119,9 +120,7 @@ struct stats_instance {
 	bool caps_young; /* ... while the application was starting: probe again */
 	struct dtp_caps caps;
 	bool globs_checked;
-	struct dtel_dict mempools; /* /mempool/info of each pool, once per generation */
-	char mempool_names[16][DTEL_STRING_MAX];
-	size_t nmempools;
+	struct stats_memory mem; /* MemoryStats: stats_memory.c */
 	uint64_t lcore_info_generation; /* the lcores' info was read for this generation */
 	uint64_t info_generation; /* instance_info below is of this generation */
 	char info_ti[DATA_MAX_NAME_LEN]; /* instance_info's type instance */
@@ -739,114 +738,12 @@ read_eal_lcores(struct stats_instance *si, cdtime_t now)
 		si->lcore_info_generation = si->t.generation;
 }
 
-/* Memory ----------------------------------------------------------------------------------- */
-
-/* The values of @keys in @d into v[]; false when one is missing or not an integer >= 0. */
-static bool
-dict_values(const struct dtel_dict *d, const char *const *keys, size_t n, double *v)
-{
-	for (size_t i = 0; i < n; i++) {
-		const struct dtel_entry *e = dtel_dict_find(d, keys[i]);
-
-		if (e == NULL || e->type != DTEL_VALUE_U64)
-			return false;
-		v[i] = (double)e->v.u64;
-	}
-	return true;
-}
-
-static void
-read_heaps(struct stats_instance *si, const struct dtp_id *id)
-{
-	static const char *const keys[] = {
-		"Heap_size", "Free_size", "Alloc_size", "Greatest_free_size"};
-	struct dtel_dict list, h;
-	struct dtel_reply r;
-	char ti[32], what[48];
-	double v[4];
-
-	if (query(si, "/eal/heap_list", &r) < 0)
-		return;
-	if (dtel_parse_dict(&r, "/eal/heap_list", &list) < 0) {
-		dtp_bad_reply(&si->t, "/eal/heap_list", -EPROTO, 1);
-		memset(&list, 0, sizeof(list));
-	}
-	dtel_reply_release(&r);
-	for (size_t i = 0; i < list.n; i++) {
-		if (list.v[i].type != DTEL_VALUE_U64 || list.v[i].v.u64 > UINT32_MAX)
-			continue;
-		if (query_id(si, "/eal/heap_info", (unsigned int)list.v[i].v.u64, &r) < 0)
-			continue;
-		snprintf(what, sizeof(what), "/eal/heap_info,%" PRIu64, list.v[i].v.u64);
-		if (dtel_parse_dict(&r, "/eal/heap_info", &h) == 0) {
-			snprintf(ti, sizeof(ti), "heap%" PRIu64, list.v[i].v.u64);
-			if (dict_values(&h, keys, 4, v))
-				dtp_gauge(id, "heap_bytes", ti, v, 4);
-			else
-				dtp_bad_reply(&si->t, what, -EPROTO, 1);
-			dtel_dict_clear(&h);
-		} else {
-			dtp_bad_reply(&si->t, what, -EPROTO, 1);
-		}
-		dtel_reply_release(&r);
-	}
-	dtel_dict_clear(&list);
-}
-
-/* Mempool sizes are configuration: read them once per application generation. */
-static void
-load_mempools(struct stats_instance *si)
-{
-	struct dtel_dict list;
-	struct dtel_reply r;
-
-	si->nmempools = 0;
-	if (query(si, "/mempool/list", &r) < 0)
-		return;
-	if (dtel_parse_dict(&r, "/mempool/list", &list) == 0) {
-		for (size_t i = 0; i < list.n && si->nmempools < 16; i++)
-			if (list.v[i].type == DTEL_VALUE_STRING)
-				snprintf(si->mempool_names[si->nmempools++], DTEL_STRING_MAX, "%s",
-					list.v[i].str);
-		dtel_dict_clear(&list);
-	} else {
-		dtp_bad_reply(&si->t, "/mempool/list", -EPROTO, 1);
-	}
-	dtel_reply_release(&r);
-}
-
-static void
-read_mempools(struct stats_instance *si, const struct dtp_id *id)
-{
-	static const char *const keys[] = {"size", "populated_size"};
-	struct dtel_reply r;
-	struct dtel_dict d;
-	char cmd[DTEL_STRING_MAX + 16];
-	double v[2];
-
-	for (size_t i = 0; i < si->nmempools; i++) {
-		snprintf(cmd, sizeof(cmd), "/mempool/info,%s", si->mempool_names[i]);
-		if (query(si, cmd, &r) < 0)
-			continue;
-		if (dtel_parse_dict(&r, "/mempool/info", &d) == 0) {
-			if (dict_values(&d, keys, 2, v))
-				dtp_gauge(id, "mempool_objects", si->mempool_names[i], v, 2);
-			else
-				dtp_bad_reply(&si->t, cmd, -EPROTO, 1);
-			dtel_dict_clear(&d);
-		} else {
-			dtp_bad_reply(&si->t, cmd, -EPROTO, 1);
-		}
-		dtel_reply_release(&r);
-	}
-}
-
 /* The instance ----------------------------------------------------------------------------- */
 
 /*
- * What the application offers, from its command list, and its mempools: once per
- * generation, and again at each read while it is starting (it registers its own commands
- * and creates its pools after the EAL opened the socket).
+ * What the application offers, from its command list: once per generation, and again at
+ * each read while it is starting (it registers its own commands after the EAL opened the
+ * socket).
  */
 static void
 probe_caps(struct stats_instance *si)
@@ -855,8 +752,6 @@ probe_caps(struct stats_instance *si)
 		memset(&si->caps, 0, sizeof(si->caps));
 	si->caps_generation = si->t.generation;
 	si->caps_young = dtp_target_young(&si->t);
-	if (si->o->memory)
-		load_mempools(si);
 }
 
 static void
@@ -991,10 +886,8 @@ stats_read(user_data_t *ud)
 		read_eal_lcores(si, now);
 	read_lcore_info(si, now);
 	dtp_id_instance(&id, PLUGIN, si->t.name, now);
-	if (si->o->memory) {
-		read_heaps(si, &id);
-		read_mempools(si, &id);
-	}
+	if (si->o->memory)
+		stats_memory_read(&si->mem, query_fn, si, &si->t, &id);
 	stats_devices_read(&si->devices, &si->o->devices, &si->caps,
 		&(struct stats_devices_io){query_fn, si, &si->t, read_halted}, &id);
 	read_uptime(si, &id);
@@ -1022,6 +915,7 @@ instance_free(void *p)
 	free(si->lcores);
 	free(si->cmd_state);
 	stats_devices_fini(&si->devices);
+	stats_memory_free(&si->mem);
 	free(si);
 }
 
@@ -1114,9 +1008,9 @@ stats_config(oconfig_item_t *ci)
 static const char *const types[] = {"if_packets", "if_octets", "if_errors", "if_rx_dropped",
 	"if_tx_dropped", "xstat", "queue_packets", "queue_octets", "queue_errors", "link_speed",
 	"port_queues", "port_mtu", "port_info", "lcore_packets", "lcore_info", "stalls",
-	"lcore_cycles", "percent", "heap_bytes", "mempool_objects", "uptime", "instance_info", "up",
-	"telemetry_requests", "reconnects", "restarts", "duration", "xstat_gauge", "gauge",
-	"derive"};
+	"lcore_cycles", "percent", "heap_bytes", "mempool_objects", "mempool_use", "ring_entries",
+	"count", "bytes", "uptime", "instance_info", "up", "telemetry_requests", "reconnects",
+	"restarts", "duration", "xstat_gauge", "gauge", "derive"};
 
 static int
 stats_init(void)

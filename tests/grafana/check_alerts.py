@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Every dpdktel alert is complete: labelled, annotated, documented and unit-tested.
 
-- every alert the design asks for (link, flapping, lcore, instance, staleness, drops) is there;
+- every alert the design asks for (link, flapping, lcore, instance, staleness, drops, memory) is there;
 - each has a severity label (critical, warning, info) and summary, description and
   runbook_url annotations, the runbook pointing at its own section of docs/alerts.md;
 - docs/alerts.md has a section for each alert and none for an alert that does not exist;
@@ -24,7 +24,8 @@ import yaml
 
 REQUIRED = ['DpdkLinkDown', 'DpdkLinkFlapping', 'DpdkLcoreStalled', 'DpdkLcoreExited',
             'DpdkInstanceDown', 'DpdkInstanceNotResponding', 'DpdkInstanceRestarted',
-            'DpdkTelemetryStale', 'DpdkRxMissedRising', 'DpdkRxNoMbuf', 'DpdkTxDropsRising', 'DpdkPortErrors']
+            'DpdkTelemetryStale', 'DpdkRxMissedRising', 'DpdkRxNoMbuf', 'DpdkTxDropsRising', 'DpdkPortErrors',
+            'DpdkMempoolNearlyExhausted', 'DpdkRingNearlyFull']
 SEVERITIES = {'critical', 'warning', 'info'}
 ANNOTATIONS = ('summary', 'description', 'runbook_url')
 

@@ -27,6 +27,10 @@ from helpers.prom import RULES, Prometheus
 from helpers.wait import wait_until
 
 HOST = 'e2ehost'
+# Metrics that DPDK releases before these do not send (docs/metrics.md): the forwarder of
+# such a release has none, and the dashboard queries over them have no data there.
+SINCE = {'collectd_dpdktel_stats_mempool_use_': (23, 3),
+         'collectd_dpdktel_stats_ring_entries_': (24, 3)}
 STALL_AFTER_MS, STALL_FOR_MS = 12000, 55000
 
 
@@ -82,6 +86,8 @@ def test_pipeline(build_dir, source_dir, fwd_bin):
                     os.path.join(source_dir, 'docs', 'metrics.md')) for n in r.metric_names()}
                 names = used_metrics()
                 assert names and not (names - documented), names - documented
+                absent = [p for p, since in SINCE.items() if release.key < since]
+                live_names = {n for n in names if not any(n.startswith(p) for p in absent)}
                 # The utilisation of the port going down needs a past with its link up.
                 wait_until(lambda: len(prom.query(
                     'dpdktel:port_rx_utilisation:ratio_rate1m')) == 2, 30,
@@ -100,12 +106,13 @@ def test_pipeline(build_dir, source_dir, fwd_bin):
                 stall = only(firing, 'DpdkLcoreStalled')
                 assert [(a['labels']['lcore']) for a in stall] == ['1']
                 live = set(prom.api('label/__name__/values'))
-                assert not (names - live), f'not in the live scrape: {names - live}'
+                assert not (live_names - live), f'not in the live scrape: {live_names - live}'
                 values = {'instance': HOST, 'dpdk_instance': 'edge1', 'port': '1',
                           'lcore': '1',
                           'grafana': {'__rate_interval': '4s', '__interval': '1s',
                                       '__range': f'{int(time.time() - t_start) + 1}s'}}
                 queries, var_queries = dashboard_queries(values)
+                queries = [q for q in queries if not any(p in q[1] for p in absent)]
                 empty = queries
 
                 def all_have_data():

@@ -360,3 +360,57 @@ def test_hide_zero_from_23_11_never_on_22_11(pmd, dpdk_release):
     assert 'extra parameters' not in app.log().lower(), app.log()
     if not newer:
         assert 'hide_zero' not in cd.log()
+
+
+def test_memory_values_equal_what_testpmd_holds(pmd, dpdk_release):
+    """Mempool objects in use and available (DPDK >= 23.03), the fill of every ring
+    (>= 24.03) and the memzones, each against the application's own replies. With
+    forwarding stopped nothing moves, so the next read must equal them exactly; while it
+    forwarded, the in-use count stayed within the pool (checked on the way)."""
+    app, cd = pmd[0], pmd[1]['pmd']
+    pool = 'mb_pool_0'
+    newer = dpdk_release.key >= (23, 3)
+    rings = dpdk_release.key >= (24, 3)
+    if newer and not app.stopped:
+        _, (in_use, avail, cached) = cd.wait_value(f'dpdktel_stats-pmd/mempool_use-{pool}')
+        size = direct(app.socket, f'/mempool/info,{pool}')['size']
+        assert in_use + avail == size and 0 <= cached <= avail, (in_use, avail, cached, size)
+    stop_forwarding(app)
+    stopped = time.time()
+    info = direct(app.socket, f'/mempool/info,{pool}')
+    cd.wait_value(f'dpdktel_stats-pmd/mempool_objects-{pool}',
+                  lambda r: r[0] > stopped and r[1] == [info['size'], info['populated_size']],
+                  what='mempool_objects equal to /mempool/info')
+    if newer:
+        avail = info['common_pool_count'] + info['total_cache_count']
+        want = [info['size'] - avail, avail, info['total_cache_count']]
+        cd.wait_value(f'dpdktel_stats-pmd/mempool_use-{pool}',
+                      lambda r: r[0] > stopped and r[1] == want,
+                      what=f'mempool_use equal to /mempool/info: {want}')
+    else:  # 22.11 sends no counts of available objects
+        assert 'common_pool_count' not in info
+        assert not cd.csv(f'dpdktel_stats-pmd/mempool_use-{pool}')
+    names = direct(app.socket, '/ring/list') if rings else None
+    if rings:
+        # testpmd's pool keeps its free objects in the ring "MP_<pool>" (mempool/ring
+        # driver): its fill is the pool's common count, not a backlog.
+        assert f'MP_{pool}' in names, names
+        for name in names:
+            r = direct(app.socket, f'/ring/info,{name}')
+            want = [r['used_count'], r['capacity']]
+            cd.wait_value(f'dpdktel_stats-pmd/ring_entries-{name}',
+                          lambda row, w=want: row[0] > stopped and row[1] == w,
+                          what=f'ring_entries-{name} equal to /ring/info: {want}')
+        assert direct(app.socket, f'/ring/info,MP_{pool}')['used_count'] == \
+            info['common_pool_count']
+    else:
+        assert not [i for i in cd.listval() if '/ring_entries-' in i]
+    zones = direct(app.socket, '/eal/memzone_list')
+    total = sum(direct(app.socket, f'/eal/memzone_info,{z}')['Length'] for z in zones)
+    cd.wait_value('dpdktel_stats-pmd/count-memzones',
+                  lambda r: r[0] > stopped and r[1] == [len(zones)],
+                  what=f'count-memzones equal to /eal/memzone_list: {len(zones)}')
+    cd.wait_value('dpdktel_stats-pmd/bytes-memzones',
+                  lambda r: r[0] > stopped and r[1] == [total],
+                  what=f'bytes-memzones equal to the sum of /eal/memzone_info: {total}')
+    assert 'left out' not in cd.log() and 'may have been cut' not in cd.log(), cd.log()

@@ -44,7 +44,18 @@ struct app {
 	bool long_xstats; /* /ethdev/xstats of fewer than 256 entries, within 512 B of 16 KiB */
 	const char *dev_name; /* /ethdev/info "name" of port 0 (NULL: net_null<port>) */
 	bool eal_lcores; /* has /eal/lcore/list and /eal/lcore/info (DPDK >= 23.03) */
+	/* Memory: memzones first_zone .. first_zone + nzones - 1 (nzones 0: the recorded 22.11
+	 * list, 0 to 5); npools mempools p0, p1, ... (0: the recorded mb_pool_0); /mempool/info
+	 * and /ring/info of a pool or ring that has gone ({}), or about another one. */
+	unsigned int first_zone, nzones, npools;
+	bool pool_gone, pool_swapped;
+	bool zones_bad; /* /eal/memzone_list with an entry that is not an id */
+	bool zone_swapped; /* /eal/memzone_info,<id> answers about memzone id + 1 */
 };
+
+/* Memory requests the fake received (atomic: one thread per connection). */
+static unsigned int memzone_info_requests, mempool_list_requests, ring_list_requests,
+	memzone_list_requests, memory_requests;
 
 /* /eal/lcore/info requests the fake received. */
 static unsigned int lcore_info_requests;
@@ -165,6 +176,98 @@ root_list(const struct app *a)
 	return out;
 }
 
+/* @g with every "mb_pool_0" replaced by @name (the recorded reply of another pool). */
+static char *
+renamed(char *g, const char *name)
+{
+	char *out = fs_printf("%s", ""), *p, *rest = g, *next;
+
+	while ((p = strstr(rest, "mb_pool_0")) != NULL) {
+		next = fs_printf("%s%.*s%s", out, (int)(p - rest), rest, name);
+		free(out);
+		out = next;
+		rest = p + strlen("mb_pool_0");
+	}
+	next = fs_printf("%s%s", out, rest);
+	free(out);
+	free(g);
+	return next;
+}
+
+/*
+ * /mempool/info,<name> as DPDK's mempool_handle_info and mempool_info_cb
+ * (lib/mempool/rte_mempool.c) answer it: the recorded pool renamed; with total_cache_count
+ * and common_pool_count from 23.03 (recorded from testpmd 25.11); {} for a name no pool has.
+ */
+static char *
+mempool_info(const struct app *a, const char *name)
+{
+	size_t len;
+
+	if (a->pool_gone)
+		return fs_printf("{\"/mempool/info\":{}}");
+	if (a->pool_swapped)
+		name = "another_pool";
+	return renamed(fs_golden(app_newer(a, "DPDK 23.03")
+				       ? "dpdk-newer/mempool_info-mb_pool_0-25.11.json"
+				       : "dpdk-22.11/mempool_info-mb_pool_0.json",
+			       &len),
+		name);
+}
+
+/* /mempool/list: mempool_handle_list (lib/mempool/rte_mempool.c), an array of names. */
+static char *
+mempool_list(const struct app *a)
+{
+	char *out, *next;
+	size_t len;
+
+	if (a->npools == 0)
+		return fs_golden("dpdk-22.11/mempool_list.json", &len);
+	out = fs_printf("{\"/mempool/list\":[");
+	for (unsigned int i = 0; i < a->npools; i++) {
+		next = fs_printf("%s%s\"p%u\"", out, i ? "," : "", i);
+		free(out);
+		out = next;
+	}
+	next = fs_printf("%s]}", out);
+	free(out);
+	return next;
+}
+
+/* /eal/memzone_list: handle_eal_memzone_list_request (lib/eal/common/eal_common_memory.c),
+ * an array of the indexes of the reserved memzones, in index order. */
+static char *
+memzone_list(const struct app *a)
+{
+	char *out, *next;
+	size_t len;
+
+	if (a->nzones == 0)
+		return fs_golden("dpdk-22.11/eal_memzone_list.json", &len);
+	out = fs_printf("{\"/eal/memzone_list\":[");
+	for (unsigned int i = 0; i < a->nzones; i++) {
+		next = fs_printf("%s%s%u", out, i ? "," : "", a->first_zone + i);
+		free(out);
+		out = next;
+	}
+	next = fs_printf("%s]}", out);
+	free(out);
+	return next;
+}
+
+/* /eal/memzone_info,<id>: handle_eal_memzone_info_request (same file), in the shape
+ * recorded from testpmd (22.11 and 25.11 agree), with Length 1000 + id. */
+static char *
+memzone_info(unsigned int id)
+{
+	return fs_printf("{\"/eal/memzone_info\":{\"Zone\":%u,\"Name\":\"mz%u\",\"Length\":%u,"
+			 "\"Address\":\"0x119d43a40\",\"Socket\":0,\"Flags\":0,"
+			 "\"Hugepage_size\":4096,\"Hugepage_base\":\"0x119d43000\","
+			 "\"Hugepage_used\":1}}",
+		id, id, 1000 + id);
+}
+
 /* The most value lists the fake daemon had received when a request came in (atomic: the
  * fake server answers each connection on its own thread). */
 static size_t values_at_requests;
@@ -193,6 +296,9 @@ app_handler(
 			__ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
 #define IS(c) (n == strlen(c) && strncmp(req, c, n) == 0)
+	if (strncmp(req, "/eal/heap", 9) == 0 || strncmp(req, "/eal/memzone", 12) == 0 ||
+		strncmp(req, "/mempool/", 9) == 0 || strncmp(req, "/ring/", 6) == 0)
+		__atomic_add_fetch(&memory_requests, 1, __ATOMIC_RELAXED);
 	if (a->hang_at_stats && IS("/ethdev/stats"))
 		__atomic_store_n(&app_hung, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&app_hung, __ATOMIC_SEQ_CST))
@@ -211,8 +317,8 @@ app_handler(
 		o->data = fs_printf("{\"/eal/heap_info\":{\"Heap_size\":-5,\"Free_size\":1,"
 				    "\"Alloc_size\":1,\"Greatest_free_size\":1}}");
 	else if (IS("/mempool/info") && a->negative)
-		o->data =
-			fs_printf("{\"/mempool/info\":{\"size\":\"many\",\"populated_size\":-2}}");
+		o->data = fs_printf("{\"/mempool/info\":{\"name\":\"mb_pool_0\",\"size\":\"many\","
+				    "\"populated_size\":-2}}");
 	else if (IS("/ethdev/stats") && a->huge_counter)
 		o->data = fs_printf("{\"/ethdev/stats\":{\"ipackets\":18446744073709551615,"
 				    "\"opackets\":1,\"ibytes\":2,\"obytes\":3,\"imissed\":4,"
@@ -264,10 +370,28 @@ app_handler(
 		o->data = fs_golden("dpdk-22.11/eal_heap_list.json", &o->len);
 	else if (IS("/eal/heap_info"))
 		o->data = fs_golden("dpdk-22.11/eal_heap_info-0.json", &o->len);
-	else if (IS("/mempool/list"))
-		o->data = fs_golden("dpdk-22.11/mempool_list.json", &o->len);
+	else if (IS("/mempool/list") &&
+		__atomic_add_fetch(&mempool_list_requests, 1, __ATOMIC_RELAXED) > 0)
+		o->data = mempool_list(a);
 	else if (IS("/mempool/info"))
-		o->data = fs_golden("dpdk-22.11/mempool_info-mb_pool_0.json", &o->len);
+		o->data = mempool_info(a, comma ? comma + 1 : "");
+	else if (IS("/eal/memzone_list") &&
+		__atomic_add_fetch(&memzone_list_requests, 1, __ATOMIC_RELAXED) > 0 && a->zones_bad)
+		o->data = fs_printf("{\"/eal/memzone_list\":[0,-1,2]}");
+	else if (IS("/eal/memzone_list"))
+		o->data = memzone_list(a);
+	else if (IS("/eal/memzone_info") &&
+		__atomic_add_fetch(&memzone_info_requests, 1, __ATOMIC_RELAXED) > 0)
+		o->data = memzone_info(a->zone_swapped ? id + 1 : id);
+	/* lib/ring/rte_ring.c from 24.03: ring_handle_list, ring_handle_info (recorded from
+	 * testpmd 25.11: the ring of its mempool); earlier releases have no such command. */
+	else if (IS("/ring/list") && app_newer(a, "DPDK 24.03") &&
+		__atomic_add_fetch(&ring_list_requests, 1, __ATOMIC_RELAXED) > 0)
+		o->data = fs_golden("dpdk-newer/ring_list-25.11.json", &o->len);
+	else if (IS("/ring/info") && app_newer(a, "DPDK 24.03") && a->pool_gone)
+		o->data = fs_printf("{\"/ring/info\":{}}");
+	else if (IS("/ring/info") && app_newer(a, "DPDK 24.03"))
+		o->data = fs_golden("dpdk-newer/ring_info-MP_mb_pool_0-25.11.json", &o->len);
 	else if (IS("/fwd/lcores") && a->fwd)
 		o->data = fs_golden("fwd/lcores.json", &o->len);
 	else if (IS("/fwd/port") && a->fwd)
@@ -326,6 +450,11 @@ setup(void **state)
 	__atomic_store_n(&hide_zero_requests, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&info_requests, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&lcore_info_requests, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&memzone_info_requests, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&mempool_list_requests, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&ring_list_requests, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&memzone_list_requests, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&memory_requests, 0, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -399,6 +528,13 @@ values_for_recorded_replies(void **state)
 	assert_true(v->v[0].gauge == 1073741824.0 && v->v[1].gauge == 422268608.0);
 	v = must_find(PI, "mempool_objects", "mb_pool_0");
 	assert_true(v->v[0].gauge == 155456 && v->v[1].gauge == 155456);
+	/* 22.11: no counts of available objects, no ring commands. */
+	assert_null(fc_find(PI, "mempool_use", NULL));
+	assert_null(fc_find(PI, "ring_entries", NULL));
+	assert_int_equal(__atomic_load_n(&ring_list_requests, __ATOMIC_RELAXED), 0);
+	/* Memzones 0 to 5 of 1000 + id bytes each. */
+	assert_true(must_find(PI, "count", "memzones")->v[0].gauge == 6);
+	assert_true(must_find(PI, "bytes", "memzones")->v[0].gauge == 6 * 1000 + 15);
 	assert_int_equal(must_find(PI, "telemetry_requests", "sent")->v[0].derive,
 		(derive_t)fs_requests(fx.fs));
 	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
@@ -688,6 +824,227 @@ hide_zero_from_option_keeps_queue_series(void **state)
 	assert_int_equal(must_find(PI ".port0", "queue_packets", "q2")->v[1].derive, 367904);
 	assert_int_equal(fc_count(PI ".port0", "queue_packets", NULL), 4);
 	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
+}
+
+/*
+ * DPDK 25.11 (replies recorded from its testpmd): objects in use and available from
+ * total_cache_count and common_pool_count, and the fill of the ring that holds the pool's
+ * free objects.
+ */
+static void
+mempool_use_and_rings_25_11(void **state)
+{
+	const struct fc_value *v;
+
+	(void)state;
+	start_app(
+		&(struct app){.nports = 1, .silent_stats_port = -1, .version = "DPDK 25.11.2"}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	v = must_find(PI, "mempool_objects", "mb_pool_0");
+	assert_true(v->v[0].gauge == 155456 && v->v[1].gauge == 155456);
+	v = must_find(PI, "mempool_use", "mb_pool_0");
+	assert_int_equal(v->n, 3);
+	/* size 155456, common_pool_count 155046, total_cache_count 378 */
+	assert_true(v->v[0].gauge == 32);
+	assert_true(v->v[1].gauge == 155046 + 378);
+	assert_true(v->v[2].gauge == 378);
+	v = must_find(PI, "ring_entries", "MP_mb_pool_0");
+	assert_true(v->v[0].gauge == 155046 && v->v[1].gauge == 262143);
+	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
+	assert_int_equal(must_find(PI, "telemetry_requests", "discarded")->v[0].derive, 0);
+	/* 23.11 has the counts but no ring commands: none is sent. */
+	fc_shutdown();
+	fs_stop(fx.fs);
+	fc_reset();
+	fc_load(module_register);
+	__atomic_store_n(&ring_list_requests, 0, __ATOMIC_RELAXED);
+	start_app(
+		&(struct app){.nports = 1, .silent_stats_port = -1, .version = "DPDK 23.11.7"}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_true(must_find(PI, "mempool_use", "mb_pool_0")->v[0].gauge == 32);
+	assert_null(fc_find(PI, "ring_entries", NULL));
+	assert_int_equal(__atomic_load_n(&ring_list_requests, __ATOMIC_RELAXED), 0);
+}
+
+/*
+ * The length of a memzone is read once, at most 32 a read: 100 memzones cost 32, 32, 32, 4
+ * requests over four reads, then none; the total goes out once every length is known, the
+ * count at every read. The memzone list is read every 6 reads, and the mempool and ring
+ * lists again only when it changed (each mempool and ring has a memzone of its own).
+ */
+static void
+memzones_read_once_and_lists_follow_them(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1,
+			  .silent_stats_port = -1,
+			  .version = "DPDK 25.11.2",
+			  .nzones = 100},
+		1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	for (unsigned int i = 0; i < 3; i++) {
+		fc_clear_records();
+		assert_int_equal(fc_read_all(), 0);
+		assert_int_equal(
+			__atomic_load_n(&memzone_info_requests, __ATOMIC_RELAXED), 32 * (i + 1));
+		assert_true(must_find(PI, "count", "memzones")->v[0].gauge == 100);
+		assert_null(fc_find(PI, "bytes", "memzones"));
+	}
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(__atomic_load_n(&memzone_info_requests, __ATOMIC_RELAXED), 100);
+	assert_true(must_find(PI, "bytes", "memzones")->v[0].gauge == 100 * 1000 + 99 * 100 / 2);
+	/* Memzone 0 freed, 100 reserved: unseen until the list of read 7. */
+	fx.app.first_zone = 1;
+	for (int i = 5; i <= 7; i++) {
+		fc_clear_records();
+		assert_int_equal(fc_read_all(), 0);
+		assert_int_equal(
+			__atomic_load_n(&memzone_list_requests, __ATOMIC_RELAXED), i < 7 ? 1 : 2);
+		assert_int_equal(
+			__atomic_load_n(&mempool_list_requests, __ATOMIC_RELAXED), i < 7 ? 1 : 2);
+		assert_int_equal(
+			__atomic_load_n(&ring_list_requests, __ATOMIC_RELAXED), i < 7 ? 1 : 2);
+		assert_int_equal(__atomic_load_n(&memzone_info_requests, __ATOMIC_RELAXED),
+			i < 7 ? 100 : 101);
+		must_find(PI, "mempool_objects", "mb_pool_0");
+	}
+	assert_true(must_find(PI, "bytes", "memzones")->v[0].gauge == 100 * 1000 + 100 * 101 / 2);
+	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
+}
+
+/*
+ * What memory costs (testpmd 25.11: one heap, 6 memzones, one mempool and its ring): the
+ * first read lists everything and reads each memzone's length (13 requests); then 3 a read
+ * (heap, mempool, ring), and 5 every 6th read, which lists the heaps and memzones again.
+ */
+static void
+memory_requests_per_read(void **state)
+{
+	static const unsigned int want[] = {13, 3, 3, 3, 3, 3, 5, 3};
+	unsigned int before = 0, now;
+
+	(void)state;
+	start_app(
+		&(struct app){.nports = 1, .silent_stats_port = -1, .version = "DPDK 25.11.2"}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		assert_int_equal(fc_read_all(), 0);
+		now = __atomic_load_n(&memory_requests, __ATOMIC_RELAXED);
+		assert_int_equal(now - before, want[i]);
+		before = now;
+	}
+	/* MemoryStats false: none. */
+	fc_shutdown();
+	fs_stop(fx.fs);
+	fc_reset();
+	fc_load(module_register);
+	__atomic_store_n(&memory_requests, 0, __ATOMIC_RELAXED);
+	start_app(
+		&(struct app){.nports = 1, .silent_stats_port = -1, .version = "DPDK 25.11.2"}, 1);
+	assert_int_equal(configure("MemoryStats false", NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(__atomic_load_n(&memory_requests, __ATOMIC_RELAXED), 0);
+	assert_null(fc_find(PI, "count", "memzones"));
+}
+
+/* A memzone list of 512 entries may have been cut (DPDK's arrays hold 512): no count or
+ * total that would be wrong, logged once, and no memzone_info request at all. */
+static void
+cut_memzone_list_gives_no_memzone_values(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1, .nzones = 512}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(fc_read_all(), 0);
+	assert_null(fc_find(PI, "count", "memzones"));
+	assert_null(fc_find(PI, "bytes", "memzones"));
+	assert_int_equal(__atomic_load_n(&memzone_info_requests, __ATOMIC_RELAXED), 0);
+	assert_int_equal(fc_logs_matching("/eal/memzone_list may have been cut"), 1);
+	must_find(PI, "mempool_objects", "mb_pool_0");
+}
+
+/* A memzone list with an entry that is not an id: nothing of it (no count from the rest), one
+ * invalid reply; answers about another memzone are discarded, and no total goes out without
+ * the lengths. */
+static void
+bad_memzone_replies_give_no_memzone_values(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1, .zones_bad = true}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_null(fc_find(PI, "count", "memzones"));
+	assert_int_equal(must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 1);
+	assert_int_equal(__atomic_load_n(&memzone_info_requests, __ATOMIC_RELAXED), 0);
+	must_find(PI, "mempool_objects", "mb_pool_0");
+
+	fx.app.zones_bad = false;
+	fx.app.zone_swapped = true;
+	fc_clear_records();
+	/* The next list is 6 reads on. */
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(fc_read_all(), 0);
+	assert_true(must_find(PI, "count", "memzones")->v[0].gauge == 6);
+	assert_null(fc_find(PI, "bytes", "memzones"));
+	assert_int_equal(must_find(PI, "telemetry_requests", "discarded")->v[0].derive, 6);
+}
+
+/* More mempools than are read at each read: the first 64, and a line that says so, once. */
+static void
+mempools_over_the_cap_logged_once(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1, .npools = 70}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(fc_read_all(), 0);
+	must_find(PI, "mempool_objects", "p63");
+	assert_null(fc_find(PI, "mempool_objects", "p64"));
+	assert_int_equal(fc_logs_matching("70 mempools, more than the 64 read at each read: the "
+					  "6 after 'p63' are left out"),
+		1);
+}
+
+/* A mempool or ring that has gone answers {}: nothing dispatched, nothing counted as bad,
+ * and the lists are read again at the next read. */
+static void
+gone_pool_relists(void **state)
+{
+	(void)state;
+	start_app(
+		&(struct app){.nports = 1, .silent_stats_port = -1, .version = "DPDK 25.11.2"}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(__atomic_load_n(&mempool_list_requests, __ATOMIC_RELAXED), 1);
+	fx.app.pool_gone = true;
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	assert_null(fc_find(PI, "mempool_objects", NULL));
+	assert_null(fc_find(PI, "ring_entries", NULL));
+	assert_int_equal(__atomic_load_n(&mempool_list_requests, __ATOMIC_RELAXED), 1);
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(__atomic_load_n(&mempool_list_requests, __ATOMIC_RELAXED), 2);
+	assert_int_equal(__atomic_load_n(&ring_list_requests, __ATOMIC_RELAXED), 2);
+	assert_int_equal(must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 0);
+	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
+}
+
+/* An answer about another mempool (DPDK before 26.07 can swap two clients' parameters) is
+ * dropped and counted as discarded, not filed under the pool that was asked for. */
+static void
+answer_for_another_pool_discarded(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1, .pool_swapped = true}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_null(fc_find(PI, "mempool_objects", NULL));
+	assert_int_equal(must_find(PI, "telemetry_requests", "discarded")->v[0].derive, 1);
 }
 
 /* 22.11 ignores hide_zero and logs a NOTICE per request: never sent there. */
@@ -1811,6 +2168,17 @@ main(void)
 		cmocka_unit_test_setup_teardown(bad_configurations_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(every_option_accepted, setup, teardown),
 		cmocka_unit_test_setup_teardown(several_errors_all_reported, setup, teardown),
+		cmocka_unit_test_setup_teardown(mempool_use_and_rings_25_11, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			memzones_read_once_and_lists_follow_them, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			cut_memzone_list_gives_no_memzone_values, setup, teardown),
+		cmocka_unit_test_setup_teardown(mempools_over_the_cap_logged_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(gone_pool_relists, setup, teardown),
+		cmocka_unit_test_setup_teardown(memory_requests_per_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			bad_memzone_replies_give_no_memzone_values, setup, teardown),
+		cmocka_unit_test_setup_teardown(answer_for_another_pool_discarded, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,7 +34,7 @@ MODES = {
 # Replies whose numbers the counter-mangling modes rewrite; the others ("/", the lists)
 # stay valid so that the plugins go on to ask for the mangled ones.
 NUMERIC = ('/ethdev/stats', '/ethdev/xstats', '/ethdev/link_status', '/ethdev/info',
-           '/eal/heap_info', '/mempool/info')
+           '/eal/heap_info', '/mempool/info', '/eal/memzone_list', '/eal/memzone_info')
 
 
 def golden(name):
@@ -264,6 +264,16 @@ class FakeDpdk:
             return golden('mempool_list.json')
         if cmd == '/mempool/info' and param == 'mb_pool_0':
             return golden('mempool_info-mb_pool_0.json')
+        if cmd == '/eal/memzone_list':
+            return golden('eal_memzone_list.json')
+        if cmd == '/eal/memzone_info' and param in {'0', '1', '2', '3', '4', '5'}:
+            # lib/eal/common/eal_common_memory.c handle_eal_memzone_info_request, in the
+            # shape testpmd 22.11 answers (docs of tests/data/dpdk-newer: the same in 25.11).
+            return json.dumps({cmd: {
+                'Zone': int(param), 'Name': f'mz{param}', 'Length': 1000 + int(param),
+                'Address': '0x119d43a40', 'Socket': 0, 'Flags': 0, 'Hugepage_size': 4096,
+                'Hugepage_base': '0x119d43000', 'Hugepage_used': 1}},
+                separators=(',', ':')).encode()
         return json.dumps({cmd: None}, separators=(',', ':')).encode()
 
     def reply(self, req):

@@ -43,11 +43,12 @@ struct app {
 	bool stats_4q; /* the recorded 4-queue port of the release: 24.11's or 25.11's */
 	bool long_xstats; /* /ethdev/xstats of fewer than 256 entries, within 512 B of 16 KiB */
 	const char *dev_name; /* /ethdev/info "name" of port 0 (NULL: net_null<port>) */
-	bool eal_lcores; /* has /eal/lcore/list and /eal/lcore/info (DPDK >= 23.03) */
+	bool eal_lcores; /* has /eal/lcore/list, /eal/lcore/info and /eal/lcore/usage (>= 23.03) */
+	bool no_usage_cb; /* ... but registered no usage callback: no lcore has cycles */
 };
 
-/* /eal/lcore/info requests the fake received. */
-static unsigned int lcore_info_requests;
+/* /eal/lcore/info and /eal/lcore/usage requests the fake received. */
+static unsigned int lcore_info_requests, lcore_usage_requests;
 
 /* /ethdev/info requests the fake received (atomic: one thread per connection). */
 static unsigned int info_requests;
@@ -209,7 +210,8 @@ root_list(const struct app *a)
 	g[len - 2] = '\0'; /* drop "]}" */
 	out = fs_printf("%s%s%s]}", g,
 		a->fwd ? ",\"/fwd/info\",\"/fwd/lcores\",\"/fwd/port\",\"/fwd/ports\"" : "",
-		a->eal_lcores ? ",\"/eal/lcore/info\",\"/eal/lcore/list\"" : "");
+		a->eal_lcores ? ",\"/eal/lcore/info\",\"/eal/lcore/list\",\"/eal/lcore/usage\""
+			      : "");
 	free(g);
 	return out;
 }
@@ -309,6 +311,19 @@ app_handler(
 	else if (IS("/eal/lcore/info") && a->eal_lcores &&
 		__atomic_add_fetch(&lcore_info_requests, 1, __ATOMIC_RELAXED) > 0 && id == 1)
 		o->data = fs_golden("dpdk-newer/eal_lcore_info-23.11.json", &o->len);
+	/* Each lcore whose usage callback answers, as lib/eal/common/eal_common_lcore.c
+	 * lcore_telemetry_usage_cb adds it: lcore 1 of the recording above, the only one of
+	 * this fake whose /eal/lcore/info has cycles; none without a callback. */
+	else if (IS("/eal/lcore/usage") && a->eal_lcores &&
+		__atomic_add_fetch(&lcore_usage_requests, 1, __ATOMIC_RELAXED) > 0 &&
+		a->no_usage_cb)
+		o->data = fs_printf("{\"/eal/lcore/usage\":{\"lcore_ids\":[],\"total_cycles\":[],"
+				    "\"busy_cycles\":[],\"usage_ratio\":[]}}");
+	else if (IS("/eal/lcore/usage") && a->eal_lcores)
+		o->data = fs_printf(
+			"{\"/eal/lcore/usage\":{\"lcore_ids\":[1],"
+			"\"total_cycles\":[2893104918726],"
+			"\"busy_cycles\":[1203383718121],\"usage_ratio\":[\"41.59%%\"]}}");
 	else if (IS("/eal/lcore/info") && a->eal_lcores && id == 0)
 		o->data = fs_printf("{\"/eal/lcore/info\":{\"lcore_id\":0,\"socket\":0,"
 				    "\"role\":\"RTE\",\"cpuset\":[0]}}");
@@ -381,6 +396,7 @@ setup(void **state)
 	__atomic_store_n(&hide_zero_requests, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&info_requests, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&lcore_info_requests, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&lcore_usage_requests, 0, __ATOMIC_RELAXED);
 	reset_port_requests();
 	return 0;
 }
@@ -1126,9 +1142,10 @@ assert_lcore_info(void)
 }
 
 /* Role, CPUs and socket of each lcore from /eal/lcore/info (DPDK >= 23.03), sent at every
- * read. Next to the forwarder's cycles (/fwd/lcores) they are read once per process; where
- * the cycles come from /eal/lcore/info too, from those replies: one request per lcore and
- * read, as without lcore_info. */
+ * read, read once per process; the cycles, where the forwarder's /fwd/lcores does not give
+ * them, from one /eal/lcore/usage per read (they were one /eal/lcore/info per lcore and
+ * read), with the same identifiers and values; an application without a usage callback is
+ * asked once. */
 static void
 lcore_info_read_once_sent_every_read(void **state)
 {
@@ -1158,12 +1175,36 @@ lcore_info_read_once_sent_every_read(void **state)
 		1);
 	assert_int_equal(configure(NULL, NULL), 0);
 	for (int i = 0; i < 3; i++) {
+		const struct fc_value *v;
+
 		fc_clear_records();
 		assert_int_equal(fc_read_all(), 0);
 		assert_lcore_info();
-		must_find(PI ".lcore1", "lcore_cycles", NULL);
+		v = must_find(PI ".lcore1", "lcore_cycles", NULL); /* eal_lcore_info-23.11.json */
+		assert_true(v->v[0].derive == 1203383718121 && v->v[1].derive == 2893104918726);
+		assert_null(fc_find(PI ".lcore2", "lcore_cycles", NULL));
 	}
-	assert_int_equal(__atomic_load_n(&lcore_info_requests, __ATOMIC_RELAXED), 3 * 3);
+	assert_int_equal(__atomic_load_n(&lcore_info_requests, __ATOMIC_RELAXED), 3);
+	assert_int_equal(__atomic_load_n(&lcore_usage_requests, __ATOMIC_RELAXED), 3);
+	fc_shutdown();
+	fs_stop(fx.fs);
+	fc_reset();
+	fc_load(module_register);
+	__atomic_store_n(&lcore_usage_requests, 0, __ATOMIC_RELAXED);
+	start_app(&(struct app){.nports = 1,
+			  .silent_stats_port = -1,
+			  .version = "DPDK 23.11.7",
+			  .eal_lcores = true,
+			  .no_usage_cb = true},
+		1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		fc_clear_records();
+		assert_int_equal(fc_read_all(), 0);
+		assert_lcore_info();
+	}
+	assert_null(fc_find(PI ".lcore1", "lcore_cycles", NULL));
+	assert_int_equal(__atomic_load_n(&lcore_usage_requests, __ATOMIC_RELAXED), 1);
 }
 
 /* The driver of a PCI device is the kernel driver it is bound to, from sysfs. */

@@ -99,6 +99,25 @@ def stop_forwarding(app):
         app.stopped = True
 
 
+def test_one_counter_request_per_port_and_read(pmd):
+    """The generic and per-queue counters come with each port's /ethdev/xstats: a read sends
+    /ethdev/list, /ethdev/xstats and /ethdev/link_status (LinkInterval 0) per port, what the
+    memory values need, and at most one /eal/lcore/usage; no /ethdev/stats (before: a third
+    request per port, and one /eal/lcore/info per lcore), with XStats false too."""
+    app = pmd[0]
+    heaps = len(direct(app.socket, '/eal/heap_list') or [])
+    pools = len(direct(app.socket, '/mempool/list') or [])
+    least = 1 + 2 * NPORTS + 1 + heaps + pools
+    for name, cd in pmd[1].items():
+        ident = f'dpdktel_stats-{name}/telemetry_requests-sent'
+        rows = cd.wait_value(ident, lambda r: len(cd.csv(ident)) >= 4,
+                             what=f'4 reads of {name}') and cd.csv(ident)
+        per_read = rows[-1][1][0] - rows[-2][1][0]
+        # + "/" and /mempool/list while the application is younger than 30 s (it may still
+        # register commands and pools), + /eal/lcore/usage where the release has it
+        assert least <= per_read <= least + 3, (name, per_read, least)
+
+
 def test_totals_and_rates_agree_with_ethdev_stats(pmd):
     app, cd = pmd[0], pmd[1]['pmd']
     ident = 'dpdktel_stats-pmd.port0/if_packets'

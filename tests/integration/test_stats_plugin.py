@@ -379,3 +379,24 @@ def test_hide_zero_from_23_11_never_on_22_11(pmd, dpdk_release):
     assert 'extra parameters' not in app.log().lower(), app.log()
     if not newer:
         assert 'hide_zero' not in cd.log()
+
+
+def test_lcore_cycles_from_eal_lcore_usage(build_dir, source_dir, dpdk_release):
+    """A third-party application that records its lcores' cycles (testpmd
+    --record-core-cycles, DPDK >= 23.03): their cycles and busy share come from one
+    /eal/lcore/usage per read, under the identifiers /eal/lcore/info gave them, with its
+    counters (the application's usage callback answers both)."""
+    if dpdk_release.key < (23, 11):
+        pytest.skip(f'DPDK {dpdk_release.version} has no /eal/lcore/usage (from 23.03)')
+    with start_testpmd(dpdk_release, nports=1, extra=['--record-core-cycles']) as app, \
+            Collectd(build_dir, source_dir, stats_config(pmd=app.socket)) as cd:
+        ident = 'dpdktel_stats-pmd.lcore1/lcore_cycles'
+        first = cd.wait_value(ident, what='lcore 1 cycles')
+        last = cd.wait_value(ident, lambda r: r[1][1] > first[1][1], what='cycles moving')
+        cd.wait_value('dpdktel_stats-pmd.lcore1/percent-busy', what='busy percent')
+        usage = direct(app.socket, '/eal/lcore/usage')
+        info = direct(app.socket, '/eal/lcore/info,1')
+        assert 1 in usage['lcore_ids']
+        # read after the plugin's last read: the same counters, further on
+        assert info['total_cycles'] >= last[1][1] and info['busy_cycles'] >= last[1][0]
+        assert 0 < last[1][0] <= last[1][1]

@@ -32,6 +32,7 @@ struct stats_opts {
 	bool basic, per_queue, xstats, app, memory;
 	unsigned int hide_zero_from; /* xstats of a full reply from which to ask hide_zero=true */
 	double timeout;
+	double link_interval; /* seconds between two /ethdev/link_status of a port; 0: every read */
 	struct dtp_ports ports;
 	struct dtp_globs include, exclude;
 	struct dtp_globs xgauge; /* XStatsGauge */
@@ -70,6 +71,8 @@ static const struct dtp_option options[] = {
 		"a <Command \"/path\"> block", stats_commands_parse, stats_commands_free},
 	OPT("XStatsHideZeroFrom", DTP_OPT_UINT, hide_zero_from, 1, DTEL_DICT_MAX_ENTRIES,
 		"a number of extended counters from 1 to 256"),
+	OPT("LinkInterval", DTP_OPT_SECONDS, link_interval, 0, 86400,
+		"seconds from 0 (the link at every read) to 86400"),
 	BOOL_OPT("AppStats", app),
 	BOOL_OPT("MemoryStats", memory),
 	DTP_TIMEOUT_OPT(stats_opts),
@@ -92,10 +95,13 @@ struct port_state {
 	struct dtel_port_info info; /* read once per application generation */
 	char info_ti[DATA_MAX_NAME_LEN]; /* port_info's type instance, made from info */
 	unsigned int cut_logged; /* bit per enum cut_cause */
-	bool xqueues; /* this read: per-queue counters come from the xstats (DPDK >= 25.11) */
-	unsigned int xqueues_logged; /* 1: that it does, 2: that there are none, was logged */
+	bool no_queues_logged; /* PerQueue found no per-queue counters for the port: logged */
 	bool hide_zero; /* ask /ethdev/xstats with hide_zero=true (DPDK >= 23.03) */
 	struct dtel_xstats known; /* with hide_zero: every counter of the port seen so far */
+	bool basic_done, queues_done; /* this read: dispatched from the xstats already */
+	bool have_link; /* link_speed below is of the last /ethdev/link_status */
+	double link_speed; /* -1: the application did not know it */
+	cdtime_t link_next; /* LinkInterval: when to ask /ethdev/link_status again */
 };
 
 struct lcore_state {
@@ -122,6 +128,7 @@ struct stats_instance {
 	bool globs_checked;
 	struct stats_memory mem; /* MemoryStats: stats_memory.c */
 	uint64_t lcore_info_generation; /* the lcores' info was read for this generation */
+	uint64_t no_usage_generation; /* /eal/lcore/usage listed no lcore in this generation */
 	uint64_t info_generation; /* instance_info below is of this generation */
 	char info_ti[DATA_MAX_NAME_LEN]; /* instance_info's type instance */
 	struct stats_cmd_state *cmd_state; /* of each <Command>, made at the first read */
@@ -261,30 +268,44 @@ dispatch_queues(struct stats_instance *si, struct port_state *ps, const struct d
 	}
 }
 
-/* From DPDK 25.11 /ethdev/stats has no q_* arrays: the xstats reader dispatches the same
- * identifiers from rx_q<N>_* and tx_q<N>_*, and reads the xstats for them even with XStats
- * false. */
 static void
-queues_from_xstats(struct stats_instance *si, struct port_state *ps)
+dispatch_basic(struct stats_instance *si, const struct dtp_id *id, const struct dtel_port_stats *st)
 {
-	ps->xqueues = true;
-	if (ps->xqueues_logged & 1)
-		return;
-	ps->xqueues_logged |= 1;
-	LOG(LOG_INFO,
-		"instance '%s' port %u: /ethdev/stats has no per-queue counters (DPDK 25.11 and "
-		"later): PerQueue reads them from /ethdev/xstats,%u%s",
-		si->t.name, ps->id, ps->id, si->o->xstats ? "" : " (XStats false: only those)");
+	derive(si, id, "if_packets", NULL, (uint64_t[]){st->ipackets, st->opackets}, 2);
+	derive(si, id, "if_octets", NULL, (uint64_t[]){st->ibytes, st->obytes}, 2);
+	derive(si, id, "if_errors", NULL, (uint64_t[]){st->ierrors, st->oerrors}, 2);
+	derive(si, id, "if_rx_dropped", "missed", &st->imissed, 1);
+	derive(si, id, "if_rx_dropped", "nombuf", &st->rx_nombuf, 1);
 }
 
+static void
+no_queues(struct stats_instance *si, struct port_state *ps)
+{
+	if (ps->no_queues_logged)
+		return;
+	ps->no_queues_logged = true;
+	LOG(LOG_WARNING,
+		"instance '%s' port %u: PerQueue: neither /ethdev/stats nor /ethdev/xstats "
+		"has per-queue counters (rx_q<N>_packets, ...): no queue values for it",
+		si->t.name, ps->id);
+}
+
+/*
+ * /ethdev/stats: only for what read_xstats() could not take from the port's xstats reply
+ * this read (XStats false without PerQueue, a reply without ethdev's basic counters, one
+ * that failed, or the per-queue counters of a driver whose rx_q<N>_* are its own).
+ */
 static void
 read_basic(
 	struct stats_instance *si, struct port_state *ps, const struct dtp_id *id, const char *cmd)
 {
+	bool want_queues = si->o->per_queue && !ps->queues_done;
 	struct dtel_port_stats st;
 	struct dtel_reply r;
 	int ret;
 
+	if (ps->basic_done && !want_queues)
+		return;
 	if (query_id(si, cmd, ps->id, &r) < 0)
 		return;
 	ret = dtel_parse_port_stats(&r, &st);
@@ -293,15 +314,12 @@ read_basic(
 		bad_port_reply(si, ps, cmd, ret, 1); /* nothing from it */
 		return;
 	}
-	derive(si, id, "if_packets", NULL, (uint64_t[]){st.ipackets, st.opackets}, 2);
-	derive(si, id, "if_octets", NULL, (uint64_t[]){st.ibytes, st.obytes}, 2);
-	derive(si, id, "if_errors", NULL, (uint64_t[]){st.ierrors, st.oerrors}, 2);
-	derive(si, id, "if_rx_dropped", "missed", &st.imissed, 1);
-	derive(si, id, "if_rx_dropped", "nombuf", &st.rx_nombuf, 1);
-	if (si->o->per_queue && st.nb_queues > 0)
+	if (!ps->basic_done)
+		dispatch_basic(si, id, &st);
+	if (want_queues && st.nb_queues > 0)
 		dispatch_queues(si, ps, id, &st);
-	else if (si->o->per_queue)
-		queues_from_xstats(si, ps);
+	else if (want_queues)
+		no_queues(si, ps);
 }
 
 /* A pattern that matches nothing is probably a typo: say so once (it is not an error). */
@@ -376,25 +394,60 @@ fill_hidden(struct port_state *ps, struct dtel_xstats *x)
 	return 0;
 }
 
-/* PerQueue where /ethdev/stats has no q_* arrays: the same identifiers from the xstats. */
+/* /ethdev/stats lost its q_* arrays in DPDK 25.11: the xstats are the only per-queue source. */
+#define NO_QUEUE_ARRAYS_SINCE 251100
+/* RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS of rte_ethdev.h (RTE_BIT32(6) in 22.11 to 26.07). */
+#define AUTOFILL_QUEUE_XSTATS (1u << 6)
+
+/*
+ * Whether the rx_q<N>_* and tx_q<N>_* xstats of the port give what the q_* arrays of
+ * /ethdev/stats gave: from 25.11 they are all there is; before, only where ethdev fills them
+ * from the same rte_eth_stats (drivers with RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS in the
+ * dev_flags of /ethdev/info, net_null among them: lib/ethdev/rte_ethdev.c,
+ * eth_basic_stats_get); another driver's own counters of those names might count otherwise.
+ */
+static bool
+xqueues_usable(const struct stats_instance *si, const struct port_state *ps)
+{
+	return si->t.dpdk_version >= NO_QUEUE_ARRAYS_SINCE ||
+		(ps->have_info && (ps->info.dev_flags & AUTOFILL_QUEUE_XSTATS));
+}
+
+/*
+ * The generic and per-queue counters from the xstats reply, so that /ethdev/stats need not
+ * be asked (dtel_xstats_port_stats). A reply that may have been cut still has them: ethdev
+ * puts them first, DPDK keeps the first 256 entries of a dict, and its JSON writer drops
+ * only entries that no longer fit, which the first ones, written into an empty buffer,
+ * always do; the names are checked all the same, and /ethdev/stats is asked when one is
+ * missing. With hide_zero=true a counter that is 0 is left out: fill_hidden() has put it
+ * back as 0 from the port's full reply, which is its value; should the names still be
+ * incomplete, /ethdev/stats is asked.
+ */
 static void
-dispatch_xqueues(struct stats_instance *si, struct port_state *ps, const struct dtp_id *id,
+basic_from_xstats(struct stats_instance *si, struct port_state *ps, const struct dtp_id *id,
 	const struct dtel_xstats *x)
 {
 	struct dtel_port_stats st;
 
-	if (dtel_xstats_queue_stats(x, &st) > 0) {
+	if (!si->o->basic || dtel_xstats_port_stats(x, &st) < 0)
+		return;
+	dispatch_basic(si, id, &st);
+	ps->basic_done = true;
+	if (!si->o->per_queue || !xqueues_usable(si, ps))
+		return;
+	if (st.nb_queues > 0) {
 		dispatch_queues(si, ps, id, &st);
-	} else if (!(ps->xqueues_logged & 2)) {
-		ps->xqueues_logged |= 2;
-		LOG(LOG_WARNING,
-			"instance '%s' port %u: PerQueue: neither /ethdev/stats nor /ethdev/xstats "
-			"has per-queue counters (rx_q<N>_packets, ...): no queue values for it",
-			si->t.name, ps->id);
+		ps->queues_done = true;
+	} else if (si->t.dpdk_version >= NO_QUEUE_ARRAYS_SINCE) {
+		no_queues(si, ps); /* nor has /ethdev/stats: do not ask it */
+		ps->queues_done = true;
 	}
 }
 
-/* XStats, and PerQueue where /ethdev/stats has no per-queue counters (DPDK >= 25.11). */
+/*
+ * XStats, and the generic and per-queue counters (BasicStats, PerQueue) from the same reply:
+ * one request per port. Not asked with XStats false unless PerQueue needs it.
+ */
 static void
 read_xstats(
 	struct stats_instance *si, struct port_state *ps, const struct dtp_id *id, const char *cmd)
@@ -404,7 +457,7 @@ read_xstats(
 	char hz[96];
 	int ret;
 
-	if (!si->o->xstats && !ps->xqueues)
+	if (!si->o->xstats && !(si->o->basic && si->o->per_queue && xqueues_usable(si, ps)))
 		return;
 	if (ps->hide_zero) {
 		snprintf(hz, sizeof(hz), "%s,%u,hide_zero=true", cmd, ps->id);
@@ -429,8 +482,7 @@ read_xstats(
 	note_cut(si, ps, cmd, x.flags);
 	if (x.nb_invalid > 0)
 		bad_port_reply(si, ps, cmd, -EPROTO, x.nb_invalid);
-	if (ps->xqueues)
-		dispatch_xqueues(si, ps, id, &x);
+	basic_from_xstats(si, ps, id, &x);
 	if (!si->o->xstats) {
 		dtel_xstats_clear(&x);
 		return;
@@ -444,6 +496,8 @@ read_xstats(
 	dtel_xstats_clear(&x);
 }
 
+/* link_speed; with LinkInterval, asked only when that long has passed since the port's last
+ * answer, and the speed of that answer dispatched at the reads between (no series stops). */
 static void
 read_link(
 	struct stats_instance *si, struct port_state *ps, const struct dtp_id *id, const char *cmd)
@@ -452,6 +506,12 @@ read_link(
 	struct dtel_reply r;
 	int ret;
 
+	if (ps->have_link && si->o->link_interval > 0 && id->time < ps->link_next) {
+		if (ps->link_speed >= 0)
+			gauge(id, "link_speed", NULL, ps->link_speed);
+		return;
+	}
+	ps->have_link = false;
 	if (query_id(si, cmd, ps->id, &r) < 0)
 		return;
 	ret = dtel_parse_link(&r, &l);
@@ -460,8 +520,11 @@ read_link(
 		bad_port_reply(si, ps, cmd, ret, 1);
 		return;
 	}
-	if (l.speed_mbps != DTEL_SPEED_UNKNOWN)
-		gauge(id, "link_speed", NULL, l.up ? (double)l.speed_mbps : 0);
+	ps->have_link = true;
+	ps->link_next = id->time + DOUBLE_TO_CDTIME_T(si->o->link_interval);
+	ps->link_speed = l.speed_mbps == DTEL_SPEED_UNKNOWN ? -1 : l.up ? (double)l.speed_mbps : 0;
+	if (ps->link_speed >= 0)
+		gauge(id, "link_speed", NULL, ps->link_speed);
 }
 
 /*
@@ -560,11 +623,13 @@ static const struct port_source {
 		const char *cmd);
 } port_sources[] = {
 #define NO_OPTION SIZE_MAX
-	{offsetof(struct stats_opts, basic), false, "/ethdev/stats", read_basic},
-	/* XStats, or PerQueue on DPDK >= 25.11: read_xstats decides */
-	{NO_OPTION, false, "/ethdev/xstats", read_xstats},
-	{NO_OPTION, false, "/ethdev/link_status", read_link},
+	/* first: its dev_flags tell read_xstats whether the per-queue xstats will do */
 	{NO_OPTION, false, "/ethdev/info", read_info},
+	/* XStats, BasicStats and PerQueue: read_xstats decides */
+	{NO_OPTION, false, "/ethdev/xstats", read_xstats},
+	/* what the xstats did not bring */
+	{offsetof(struct stats_opts, basic), false, "/ethdev/stats", read_basic},
+	{NO_OPTION, false, "/ethdev/link_status", read_link},
 	{offsetof(struct stats_opts, app), true, "/fwd/port", read_fwd_port},
 };
 
@@ -587,7 +652,7 @@ read_port(struct stats_instance *si, uint16_t port, cdtime_t now)
 	if (ps == NULL)
 		return;
 	ps->seen = true;
-	ps->xqueues = false;
+	ps->basic_done = ps->queues_done = false;
 	dtp_id_port(&id, PLUGIN, si->t.name, port, now);
 	for (size_t i = 0; i < sizeof(port_sources) / sizeof(port_sources[0]); i++)
 		if (source_on(si, &port_sources[i]))
@@ -738,6 +803,32 @@ read_eal_lcores(struct stats_instance *si, cdtime_t now)
 		si->lcore_info_generation = si->t.generation;
 }
 
+/*
+ * DPDK >= 23.03 without the forwarder's commands: the cycles of every lcore in one
+ * /eal/lcore/usage, the counters /eal/lcore/info carries one lcore a request (both ask the
+ * application's rte_lcore_register_usage_cb callback: lib/eal/common/eal_common_lcore.c,
+ * lcore_telemetry_usage_cb and lcore_telemetry_info_cb). An application that registered none
+ * lists no lcore: past its start-up it is not asked again until it restarts.
+ */
+static void
+read_usage_lcores(struct stats_instance *si, cdtime_t now)
+{
+	struct dtel_eal_lcore_usage u;
+	struct dtp_id id;
+
+	if (si->no_usage_generation == si->t.generation)
+		return;
+	if (dtp_eal_usage(query_fn, si, &si->t, &u) < 0)
+		return;
+	if (u.n == 0 && !dtp_target_young(&si->t))
+		si->no_usage_generation = si->t.generation;
+	for (size_t i = 0; i < u.n; i++) {
+		dtp_id_lcore(&id, PLUGIN, si->t.name, u.v[i].lcore_id, now);
+		dispatch_cycles(si, &id, u.v[i].lcore_id, u.v[i].busy_cycles, u.v[i].total_cycles);
+	}
+	dtel_eal_lcore_usage_clear(&u);
+}
+
 /* The instance ----------------------------------------------------------------------------- */
 
 /*
@@ -832,6 +923,7 @@ on_restart(struct stats_instance *si, long old_pid, cdtime_t now)
 		ps->have_info = false;
 		ps->queues_moved = 0;
 		ps->hide_zero = false; /* another process, maybe of another release */
+		ps->have_link = false;
 		dtel_xstats_clear(&ps->known);
 	}
 	for (size_t i = 0; i < si->nlcores; i++) {
@@ -882,6 +974,8 @@ stats_read(user_data_t *ud)
 	dtel_reply_release(&list);
 	if (si->o->app && si->caps.fwd_lcores)
 		read_fwd_lcores(si, now);
+	else if (si->o->app && si->caps.eal_usage)
+		read_usage_lcores(si, now);
 	else if (si->o->app && si->caps.eal_lcore)
 		read_eal_lcores(si, now);
 	read_lcore_info(si, now);

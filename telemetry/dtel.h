@@ -345,6 +345,21 @@ void dtel_xstats_clear(struct dtel_xstats *x);
 int dtel_xstats_queue_stats(const struct dtel_xstats *x, struct dtel_port_stats *st);
 
 /**
+ * What /ethdev/stats,<port> says, from the reply to /ethdev/xstats,<port> of the same port:
+ * ethdev puts its basic counters first in every xstats reply (rx_good_packets,
+ * tx_good_packets, rx_good_bytes, tx_good_bytes, rx_missed_errors, rx_errors, tx_errors,
+ * rx_mbuf_allocation_errors: lib/ethdev/rte_ethdev.c, eth_dev_stats_strings and
+ * eth_basic_stats_get, read from the same rte_eth_stats_get() as /ethdev/stats), then, for
+ * drivers with RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS, the per-queue ones that
+ * dtel_xstats_queue_stats() reads. Fills all of *st: the eight counters from the first entry
+ * of each name, the q_* arrays and nb_queues as dtel_xstats_queue_stats() does, flags from
+ * x->flags. Returns nb_queues; -ENOENT when one of the eight names is missing (a reply of
+ * something else than ethdev, or completed by dtel_xstats_fill_hidden() with a list that
+ * lacks one), -EINVAL for NULL; *st untouched on failure.
+ */
+int dtel_xstats_port_stats(const struct dtel_xstats *x, struct dtel_port_stats *st);
+
+/**
  * Complete the reply to "/ethdev/xstats,<port>,hide_zero=true" (DPDK >= 23.03 leaves out each
  * counter whose value is 0 and keeps the order of the others; lib/ethdev/
  * rte_ethdev_telemetry.c, eth_dev_handle_port_xstats) with @known, the counters of an earlier

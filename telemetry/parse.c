@@ -476,6 +476,35 @@ dtel_xstats_queue_stats(const struct dtel_xstats *x, struct dtel_port_stats *st)
 	return (int)n;
 }
 
+int
+dtel_xstats_port_stats(const struct dtel_xstats *x, struct dtel_port_stats *st)
+{
+	/* In the order of ethdev's eth_dev_stats_strings. */
+	static const char *const names[] = {"rx_good_packets", "tx_good_packets", "rx_good_bytes",
+		"tx_good_bytes", "rx_missed_errors", "rx_errors", "tx_errors",
+		"rx_mbuf_allocation_errors"};
+	struct dtel_port_stats out = {0};
+	uint64_t *const slots[] = {&out.ipackets, &out.opackets, &out.ibytes, &out.obytes,
+		&out.imissed, &out.ierrors, &out.oerrors, &out.rx_nombuf};
+	unsigned int found = 0;
+
+	if (x == NULL || st == NULL)
+		return -EINVAL;
+	for (size_t i = 0; i < x->n && found != (1u << 8) - 1; i++)
+		for (unsigned int k = 0; k < 8; k++)
+			if (!(found & (1u << k)) && strcmp(x->v[i].name, names[k]) == 0) {
+				*slots[k] = x->v[i].value;
+				found |= 1u << k;
+				break;
+			}
+	if (found != (1u << 8) - 1)
+		return -ENOENT;
+	dtel_xstats_queue_stats(x, &out);
+	out.flags = x->flags;
+	*st = out;
+	return (int)out.nb_queues;
+}
+
 /* Where in known->v[from..] (then known->v[..from]) @name is; -1: nowhere. */
 static long
 known_index(const struct dtel_xstats *known, size_t from, const char *name)

@@ -99,6 +99,25 @@ def stop_forwarding(app):
         app.stopped = True
 
 
+def test_one_counter_request_per_port_and_read(pmd):
+    """The generic and per-queue counters come with each port's /ethdev/xstats: a read sends
+    /ethdev/list, /ethdev/xstats and /ethdev/link_status (LinkInterval 0) per port, what the
+    memory values need, and at most one /eal/lcore/usage; no /ethdev/stats (before: a third
+    request per port, and one /eal/lcore/info per lcore), with XStats false too."""
+    app = pmd[0]
+    heaps = len(direct(app.socket, '/eal/heap_list') or [])
+    pools = len(direct(app.socket, '/mempool/list') or [])
+    least = 1 + 2 * NPORTS + 1 + heaps + pools
+    for name, cd in pmd[1].items():
+        ident = f'dpdktel_stats-{name}/telemetry_requests-sent'
+        rows = cd.wait_value(ident, lambda r: len(cd.csv(ident)) >= 4,
+                             what=f'4 reads of {name}') and cd.csv(ident)
+        per_read = rows[-1][1][0] - rows[-2][1][0]
+        # + "/" and /mempool/list while the application is younger than 30 s (it may still
+        # register commands and pools), + /eal/lcore/usage where the release has it
+        assert least <= per_read <= least + 3, (name, per_read, least)
+
+
 def test_totals_and_rates_agree_with_ethdev_stats(pmd):
     app, cd = pmd[0], pmd[1]['pmd']
     ident = 'dpdktel_stats-pmd.port0/if_packets'
@@ -414,3 +433,22 @@ def test_memory_values_equal_what_testpmd_holds(pmd, dpdk_release):
                   lambda r: r[0] > stopped and r[1] == [total],
                   what=f'bytes-memzones equal to the sum of /eal/memzone_info: {total}')
     assert 'left out' not in cd.log() and 'may have been cut' not in cd.log(), cd.log()
+def test_lcore_cycles_from_eal_lcore_usage(build_dir, source_dir, dpdk_release):
+    """A third-party application that records its lcores' cycles (testpmd
+    --record-core-cycles, DPDK >= 23.03): their cycles and busy share come from one
+    /eal/lcore/usage per read, under the identifiers /eal/lcore/info gave them, with its
+    counters (the application's usage callback answers both)."""
+    if dpdk_release.key < (23, 11):
+        pytest.skip(f'DPDK {dpdk_release.version} has no /eal/lcore/usage (from 23.03)')
+    with start_testpmd(dpdk_release, nports=1, extra=['--record-core-cycles']) as app, \
+            Collectd(build_dir, source_dir, stats_config(pmd=app.socket)) as cd:
+        ident = 'dpdktel_stats-pmd.lcore1/lcore_cycles'
+        first = cd.wait_value(ident, what='lcore 1 cycles')
+        last = cd.wait_value(ident, lambda r: r[1][1] > first[1][1], what='cycles moving')
+        cd.wait_value('dpdktel_stats-pmd.lcore1/percent-busy', what='busy percent')
+        usage = direct(app.socket, '/eal/lcore/usage')
+        info = direct(app.socket, '/eal/lcore/info,1')
+        assert 1 in usage['lcore_ids']
+        # read after the plugin's last read: the same counters, further on
+        assert info['total_cycles'] >= last[1][1] and info['busy_cycles'] >= last[1][0]
+        assert 0 < last[1][0] <= last[1][1]

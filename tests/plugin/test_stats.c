@@ -29,13 +29,13 @@ struct app {
 	int nports;
 	bool fwd; /* has dpdktel-fwd's /fwd commands */
 	bool null_xstats; /* /ethdev/xstats answers null */
-	int silent_stats_port; /* /ethdev/stats,<this> never answers; -1: none */
+	int silent_stats_port; /* /ethdev/stats,<this> and /ethdev/xstats,<this> never answer */
 	bool huge_counter; /* ipackets above INT64_MAX */
 	bool full_xstats; /* /ethdev/xstats with 256 entries */
 	bool swapped_fwd_port; /* /fwd/port answers for another port */
 	bool negative; /* counters of /ethdev/stats, /eal/heap_info, /mempool/info below 0 */
 	bool oversized_list; /* /ethdev/list larger than max_output_len */
-	bool hang_at_stats; /* from the first /ethdev/stats on, nothing answers (a stopped app) */
+	bool hang_at_stats; /* from the first /ethdev/stats or /ethdev/xstats on, nothing answers */
 	bool oversized_xstats; /* /ethdev/xstats larger than max_output_len */
 	/* The release in the greeting (NULL: 22.11). From "DPDK 23" on, hide_zero=true is
 	 * understood; from "DPDK 25.11" /ethdev/stats has no q_* arrays. */
@@ -43,7 +43,8 @@ struct app {
 	bool stats_4q; /* the recorded 4-queue port of the release: 24.11's or 25.11's */
 	bool long_xstats; /* /ethdev/xstats of fewer than 256 entries, within 512 B of 16 KiB */
 	const char *dev_name; /* /ethdev/info "name" of port 0 (NULL: net_null<port>) */
-	bool eal_lcores; /* has /eal/lcore/list and /eal/lcore/info (DPDK >= 23.03) */
+	bool eal_lcores; /* has /eal/lcore/list, /eal/lcore/info and /eal/lcore/usage (>= 23.03) */
+	bool no_usage_cb; /* ... but registered no usage callback: no lcore has cycles */
 	/* Memory: memzones first_zone .. first_zone + nzones - 1 (nzones 0: the recorded 22.11
 	 * list, 0 to 5); npools mempools p0, p1, ... (0: the recorded mb_pool_0); /mempool/info
 	 * and /ring/info of a pool or ring that has gone ({}), or about another one. */
@@ -57,11 +58,60 @@ struct app {
 static unsigned int memzone_info_requests, mempool_list_requests, ring_list_requests,
 	memzone_list_requests, memory_requests;
 
-/* /eal/lcore/info requests the fake received. */
-static unsigned int lcore_info_requests;
+/* /eal/lcore/info and /eal/lcore/usage requests the fake received. */
+static unsigned int lcore_info_requests, lcore_usage_requests;
 
 /* /ethdev/info requests the fake received (atomic: one thread per connection). */
 static unsigned int info_requests;
+
+/* Requests per port the fake received since the last reset_port_requests() (atomic). */
+static unsigned int stats_requests, xstats_requests, link_requests;
+
+static void
+reset_port_requests(void)
+{
+	__atomic_store_n(&stats_requests, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&xstats_requests, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&link_requests, 0, __ATOMIC_RELAXED);
+}
+
+/*
+ * /ethdev/xstats of a port whose /ethdev/stats is @stats_golden, with @nq queues, as DPDK
+ * builds it (lib/ethdev/rte_ethdev.c eth_basic_stats_get: the eight basic counters from
+ * rte_eth_stats_get, then, for drivers with RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS such as
+ * net_null, rx_q<N>_packets/bytes/errors and tx_q<N>_packets/bytes of each queue; net_null
+ * has no counters of its own; lib/ethdev/rte_ethdev_telemetry.c eth_dev_handle_port_xstats
+ * sends them in that order).
+ */
+static char *
+xstats_of_stats(const char *stats_golden, unsigned int nq)
+{
+	struct dtel_port_stats st;
+	size_t len, n, cap = 8192;
+	char *g = fs_golden(stats_golden, &len), *s = malloc(cap);
+
+	assert_int_equal(
+		dtel_parse_port_stats(&(struct dtel_reply){.json = g, .len = len}, &st), 0);
+	free(g);
+	n = (size_t)snprintf(s, cap,
+		"{\"/ethdev/xstats\":{\"rx_good_packets\":%" PRIu64 ",\"tx_good_packets\":%" PRIu64
+		",\"rx_good_bytes\":%" PRIu64 ",\"tx_good_bytes\":%" PRIu64
+		",\"rx_missed_errors\":%" PRIu64 ",\"rx_errors\":%" PRIu64 ",\"tx_errors\":%" PRIu64
+		",\"rx_mbuf_allocation_errors\":%" PRIu64,
+		st.ipackets, st.opackets, st.ibytes, st.obytes, st.imissed, st.ierrors, st.oerrors,
+		st.rx_nombuf);
+	for (unsigned int q = 0; q < nq; q++)
+		n += (size_t)snprintf(s + n, cap - n,
+			",\"rx_q%u_packets\":%" PRIu64 ",\"rx_q%u_bytes\":%" PRIu64
+			",\"rx_q%u_errors\":%" PRIu64,
+			q, st.q_ipackets[q], q, st.q_ibytes[q], q, st.q_errors[q]);
+	for (unsigned int q = 0; q < nq; q++)
+		n += (size_t)snprintf(s + n, cap - n,
+			",\"tx_q%u_packets\":%" PRIu64 ",\"tx_q%u_bytes\":%" PRIu64, q,
+			st.q_opackets[q], q, st.q_obytes[q]);
+	snprintf(s + n, cap - n, "}}");
+	return s;
+}
 
 /*
  * Fewer than 256 counters with long names whose reply ends within DTEL_CUT_MARGIN of the
@@ -171,7 +221,8 @@ root_list(const struct app *a)
 	g[len - 2] = '\0'; /* drop "]}" */
 	out = fs_printf("%s%s%s]}", g,
 		a->fwd ? ",\"/fwd/info\",\"/fwd/lcores\",\"/fwd/port\",\"/fwd/ports\"" : "",
-		a->eal_lcores ? ",\"/eal/lcore/info\",\"/eal/lcore/list\"" : "");
+		a->eal_lcores ? ",\"/eal/lcore/info\",\"/eal/lcore/list\",\"/eal/lcore/usage\""
+			      : "");
 	free(g);
 	return out;
 }
@@ -299,8 +350,14 @@ app_handler(
 	if (strncmp(req, "/eal/heap", 9) == 0 || strncmp(req, "/eal/memzone", 12) == 0 ||
 		strncmp(req, "/mempool/", 9) == 0 || strncmp(req, "/ring/", 6) == 0)
 		__atomic_add_fetch(&memory_requests, 1, __ATOMIC_RELAXED);
-	if (a->hang_at_stats && IS("/ethdev/stats"))
+	if (a->hang_at_stats && (IS("/ethdev/stats") || IS("/ethdev/xstats")))
 		__atomic_store_n(&app_hung, 1, __ATOMIC_SEQ_CST);
+	if (IS("/ethdev/stats"))
+		__atomic_add_fetch(&stats_requests, 1, __ATOMIC_RELAXED);
+	if (IS("/ethdev/xstats"))
+		__atomic_add_fetch(&xstats_requests, 1, __ATOMIC_RELAXED);
+	if (IS("/ethdev/link_status"))
+		__atomic_add_fetch(&link_requests, 1, __ATOMIC_RELAXED);
 	if (__atomic_load_n(&app_hung, __ATOMIC_SEQ_CST))
 		o->action = FAKE_SILENT;
 	else if (IS("/"))
@@ -323,7 +380,7 @@ app_handler(
 		o->data = fs_printf("{\"/ethdev/stats\":{\"ipackets\":18446744073709551615,"
 				    "\"opackets\":1,\"ibytes\":2,\"obytes\":3,\"imissed\":4,"
 				    "\"ierrors\":5,\"oerrors\":6,\"rx_nombuf\":7}}");
-	else if (IS("/ethdev/stats") && (int)id == a->silent_stats_port)
+	else if ((IS("/ethdev/stats") || IS("/ethdev/xstats")) && (int)id == a->silent_stats_port)
 		o->action = FAKE_SILENT;
 	else if (IS("/ethdev/stats") && a->stats_4q)
 		o->data = fs_golden(app_newer(a, "DPDK 25.11")
@@ -348,7 +405,7 @@ app_handler(
 					     : "dpdk-newer/ethdev_xstats-4q-24.11.json"),
 			&o->len);
 	else if (IS("/ethdev/xstats"))
-		o->data = fs_golden("dpdk-22.11/ethdev_xstats-0.json", &o->len);
+		o->data = xstats_of_stats("dpdk-22.11/null_stats-4q.json", 4);
 	else if (IS("/ethdev/link_status"))
 		o->data = fs_golden("dpdk-22.11/ethdev_link_status-0.json", &o->len);
 	else if (IS("/ethdev/info") && __atomic_add_fetch(&info_requests, 1, __ATOMIC_RELAXED) > 0)
@@ -360,6 +417,19 @@ app_handler(
 	else if (IS("/eal/lcore/info") && a->eal_lcores &&
 		__atomic_add_fetch(&lcore_info_requests, 1, __ATOMIC_RELAXED) > 0 && id == 1)
 		o->data = fs_golden("dpdk-newer/eal_lcore_info-23.11.json", &o->len);
+	/* Each lcore whose usage callback answers, as lib/eal/common/eal_common_lcore.c
+	 * lcore_telemetry_usage_cb adds it: lcore 1 of the recording above, the only one of
+	 * this fake whose /eal/lcore/info has cycles; none without a callback. */
+	else if (IS("/eal/lcore/usage") && a->eal_lcores &&
+		__atomic_add_fetch(&lcore_usage_requests, 1, __ATOMIC_RELAXED) > 0 &&
+		a->no_usage_cb)
+		o->data = fs_printf("{\"/eal/lcore/usage\":{\"lcore_ids\":[],\"total_cycles\":[],"
+				    "\"busy_cycles\":[],\"usage_ratio\":[]}}");
+	else if (IS("/eal/lcore/usage") && a->eal_lcores)
+		o->data = fs_printf(
+			"{\"/eal/lcore/usage\":{\"lcore_ids\":[1],"
+			"\"total_cycles\":[2893104918726],"
+			"\"busy_cycles\":[1203383718121],\"usage_ratio\":[\"41.59%%\"]}}");
 	else if (IS("/eal/lcore/info") && a->eal_lcores && id == 0)
 		o->data = fs_printf("{\"/eal/lcore/info\":{\"lcore_id\":0,\"socket\":0,"
 				    "\"role\":\"RTE\",\"cpuset\":[0]}}");
@@ -455,6 +525,8 @@ setup(void **state)
 	__atomic_store_n(&ring_list_requests, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&memzone_list_requests, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&memory_requests, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&lcore_usage_requests, 0, __ATOMIC_RELAXED);
+	reset_port_requests();
 	return 0;
 }
 
@@ -517,8 +589,8 @@ values_for_recorded_replies(void **state)
 	assert_int_equal(must_find(PI ".port0", "if_errors", NULL)->v[1].derive, 0);
 	assert_int_equal(must_find(PI ".port0", "if_rx_dropped", "missed")->v[0].derive, 0);
 	assert_int_equal(must_find(PI ".port0", "if_rx_dropped", "nombuf")->v[0].derive, 0);
-	assert_int_equal(must_find(PI ".port1", "xstat", "rx_good_packets")->v[0].derive, 95189088);
-	assert_int_equal(must_find(PI ".port0", "xstat", "tx_q0_packets")->v[0].derive, 94836832);
+	assert_int_equal(must_find(PI ".port1", "xstat", "rx_good_packets")->v[0].derive, 18980928);
+	assert_int_equal(must_find(PI ".port0", "xstat", "rx_q3_packets")->v[0].derive, 4745856);
 	assert_true(must_find(PI ".port0", "link_speed", NULL)->v[0].gauge == 10000);
 	v = must_find(PI ".port1", "port_queues", NULL);
 	assert_true(v->v[0].gauge == 1 && v->v[1].gauge == 1);
@@ -703,7 +775,8 @@ per_queue_same_identifiers_from_xstats(void **state)
 		p = strchr(p, ';') + 1, q = strchr(q, ';') + 1)
 		assert_int_equal(strcspn(p, "="), strcspn(q, "="));
 	assert_int_equal(fc_count(PI ".port0", "queue_packets", NULL), 4);
-	assert_int_equal(fc_logs_matching("PerQueue reads them from /ethdev/xstats,0"), 1);
+	/* one request for all of them: the 25.11 port was asked no /ethdev/stats */
+	assert_int_equal(__atomic_load_n(&stats_requests, __ATOMIC_RELAXED), 0);
 }
 
 /* XStats false does not turn per-queue values off on 25.11: the xstats are read for them. */
@@ -721,8 +794,71 @@ per_queue_without_xstats_option(void **state)
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(must_find(PI ".port0", "queue_packets", "q1")->v[0].derive, 669984);
 	assert_null(fc_find(PI ".port0", "xstat", NULL));
-	assert_int_equal(fc_logs_matching("(XStats false: only those)"), 1);
-	/* 22.11 and 24.11 have the q_* arrays: no xstats request there with XStats false. */
+	/* The generic counters from the same reply: one request per port and read. */
+	must_find(PI ".port0", "if_packets", NULL);
+	assert_int_equal(__atomic_load_n(&xstats_requests, __ATOMIC_RELAXED), 2);
+	assert_int_equal(__atomic_load_n(&stats_requests, __ATOMIC_RELAXED), 0);
+}
+
+/*
+ * One request per port and read: the generic counters (and per-queue ones, net_null's
+ * dev_flags say ethdev fills them) come from /ethdev/xstats, whose first entries they are;
+ * the values are those /ethdev/stats gives. Before, /ethdev/stats was asked as well.
+ */
+static void
+one_counter_request_per_port(void **state)
+{
+	const struct fc_value *v;
+
+	(void)state;
+	start_app(&(struct app){.nports = 4, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure("PerQueue true\nLinkInterval 3600", NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(__atomic_load_n(&xstats_requests, __ATOMIC_RELAXED), 4);
+	assert_int_equal(__atomic_load_n(&stats_requests, __ATOMIC_RELAXED), 0);
+	assert_int_equal(__atomic_load_n(&link_requests, __ATOMIC_RELAXED), 4);
+	v = must_find(PI ".port3", "if_packets", NULL);
+	assert_true(v->v[0].derive == 18980928 && v->v[1].derive == 5); /* null_stats-4q.json */
+	v = must_find(PI ".port3", "queue_packets", "q3");
+	assert_true(v->v[0].derive == 4745856 && v->v[1].derive == 1);
+	must_find(PI ".port3", "if_rx_dropped", "nombuf");
+	/* LinkInterval: the next reads send only the xstats, and the speed goes on. */
+	reset_port_requests();
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(__atomic_load_n(&xstats_requests, __ATOMIC_RELAXED), 8);
+	assert_int_equal(__atomic_load_n(&stats_requests, __ATOMIC_RELAXED), 0);
+	assert_int_equal(__atomic_load_n(&link_requests, __ATOMIC_RELAXED), 0);
+	assert_true(must_find(PI ".port2", "link_speed", NULL)->v[0].gauge == 10000);
+	assert_int_equal(must_find(PI ".port0", "if_octets", NULL)->v[0].derive, 0);
+}
+
+/* Where the xstats do not carry ethdev's counters (null here), or XStats is false without
+ * PerQueue, /ethdev/stats gives them; LinkInterval 0 (the default) asks the link each read. */
+static void
+stats_where_xstats_do_not_serve(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 2, .null_xstats = true, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(__atomic_load_n(&xstats_requests, __ATOMIC_RELAXED), 4);
+	assert_int_equal(__atomic_load_n(&stats_requests, __ATOMIC_RELAXED), 4);
+	assert_int_equal(__atomic_load_n(&link_requests, __ATOMIC_RELAXED), 4);
+	assert_int_equal(must_find(PI ".port1", "if_packets", NULL)->v[0].derive, 18980928);
+	fc_shutdown();
+	fs_stop(fx.fs);
+	fc_reset();
+	fc_load(module_register);
+	reset_port_requests();
+	start_app(&(struct app){.nports = 2, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure("XStats false", NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(__atomic_load_n(&xstats_requests, __ATOMIC_RELAXED), 0);
+	assert_int_equal(__atomic_load_n(&stats_requests, __ATOMIC_RELAXED), 2);
+	assert_int_equal(must_find(PI ".port1", "if_packets", NULL)->v[0].derive, 18980928);
 }
 
 /* A 256-entry xstats reply on DPDK >= 23.03: from the next read on, hide_zero=true, and the
@@ -1363,9 +1499,10 @@ assert_lcore_info(void)
 }
 
 /* Role, CPUs and socket of each lcore from /eal/lcore/info (DPDK >= 23.03), sent at every
- * read. Next to the forwarder's cycles (/fwd/lcores) they are read once per process; where
- * the cycles come from /eal/lcore/info too, from those replies: one request per lcore and
- * read, as without lcore_info. */
+ * read, read once per process; the cycles, where the forwarder's /fwd/lcores does not give
+ * them, from one /eal/lcore/usage per read (they were one /eal/lcore/info per lcore and
+ * read), with the same identifiers and values; an application without a usage callback is
+ * asked once. */
 static void
 lcore_info_read_once_sent_every_read(void **state)
 {
@@ -1395,12 +1532,36 @@ lcore_info_read_once_sent_every_read(void **state)
 		1);
 	assert_int_equal(configure(NULL, NULL), 0);
 	for (int i = 0; i < 3; i++) {
+		const struct fc_value *v;
+
 		fc_clear_records();
 		assert_int_equal(fc_read_all(), 0);
 		assert_lcore_info();
-		must_find(PI ".lcore1", "lcore_cycles", NULL);
+		v = must_find(PI ".lcore1", "lcore_cycles", NULL); /* eal_lcore_info-23.11.json */
+		assert_true(v->v[0].derive == 1203383718121 && v->v[1].derive == 2893104918726);
+		assert_null(fc_find(PI ".lcore2", "lcore_cycles", NULL));
 	}
-	assert_int_equal(__atomic_load_n(&lcore_info_requests, __ATOMIC_RELAXED), 3 * 3);
+	assert_int_equal(__atomic_load_n(&lcore_info_requests, __ATOMIC_RELAXED), 3);
+	assert_int_equal(__atomic_load_n(&lcore_usage_requests, __ATOMIC_RELAXED), 3);
+	fc_shutdown();
+	fs_stop(fx.fs);
+	fc_reset();
+	fc_load(module_register);
+	__atomic_store_n(&lcore_usage_requests, 0, __ATOMIC_RELAXED);
+	start_app(&(struct app){.nports = 1,
+			  .silent_stats_port = -1,
+			  .version = "DPDK 23.11.7",
+			  .eal_lcores = true,
+			  .no_usage_cb = true},
+		1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		fc_clear_records();
+		assert_int_equal(fc_read_all(), 0);
+		assert_lcore_info();
+	}
+	assert_null(fc_find(PI ".lcore1", "lcore_cycles", NULL));
+	assert_int_equal(__atomic_load_n(&lcore_usage_requests, __ATOMIC_RELAXED), 1);
 }
 
 /* The driver of a PCI device is the kernel driver it is bound to, from sysfs. */
@@ -2007,6 +2168,12 @@ bad_configurations_refused(void **state)
 			"of extended counters from 1 to 256"},
 		{"XStatsHideZeroFrom 257", NULL,
 			"option 'XStatsHideZeroFrom' has the out-of-range value 257"},
+		{"LinkInterval -1", NULL,
+			"option 'LinkInterval' has the out-of-range value -1: expected seconds "
+			"from 0 (the link at every read) to 86400"},
+		{NULL, "LinkInterval 86401",
+			"option 'LinkInterval' has the out-of-range value 86401"},
+		{"LinkInterval \"1m\"", NULL, "option 'LinkInterval' has the invalid value \"1m\""},
 		{"FilePrefix \"x\"", NULL,
 			"option 'FilePrefix' belongs in an <Instance \"name\"> block; did you "
 			"forget "
@@ -2116,6 +2283,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(ports_option_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(instance_overrides_global, setup, teardown),
 		cmocka_unit_test_setup_teardown(per_queue_only_queues_that_moved, setup, teardown),
+		cmocka_unit_test_setup_teardown(one_counter_request_per_port, setup, teardown),
+		cmocka_unit_test_setup_teardown(stats_where_xstats_do_not_serve, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			per_queue_same_identifiers_from_xstats, setup, teardown),
 		cmocka_unit_test_setup_teardown(per_queue_without_xstats_option, setup, teardown),

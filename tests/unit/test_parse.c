@@ -351,6 +351,117 @@ xstats_queue_stats_newer_add_up(void **state)
 	}
 }
 
+/* The xstats reply carries what /ethdev/stats does: equal on a stopped 24.11 port (basic and
+ * per-queue), and on 22.11 (net_null autofills rx_q<N>_*) the same names. */
+static void
+xstats_port_stats_equal_stats(void **state)
+{
+	struct dtel_port_stats want, got;
+	struct dtel_xstats x;
+	size_t len;
+	char *s;
+
+	(void)state;
+	s = fs_golden("dpdk-newer/ethdev_stats-4q-24.11.json", &len);
+	assert_int_equal(
+		dtel_parse_port_stats(&(struct dtel_reply){.json = s, .len = len}, &want), 0);
+	free(s);
+	s = fs_golden("dpdk-newer/ethdev_xstats-4q-24.11.json", &len);
+	assert_int_equal(dtel_parse_xstats(&(struct dtel_reply){.json = s, .len = len}, &x), 0);
+	free(s);
+	assert_int_equal(dtel_xstats_port_stats(&x, &got), 4);
+	assert_true(got.ipackets == want.ipackets && got.opackets == want.opackets);
+	assert_true(got.ibytes == want.ibytes && got.obytes == want.obytes);
+	assert_true(got.imissed == want.imissed && got.rx_nombuf == want.rx_nombuf);
+	assert_true(got.ierrors == want.ierrors && got.oerrors == want.oerrors);
+	assert_true(got.ipackets > 0);
+	assert_memory_equal(got.q_ipackets, want.q_ipackets, sizeof(got.q_ipackets));
+	assert_memory_equal(got.q_opackets, want.q_opackets, sizeof(got.q_opackets));
+	dtel_xstats_clear(&x);
+
+	s = fs_golden("dpdk-22.11/ethdev_xstats-0.json", &len);
+	assert_int_equal(dtel_parse_xstats(&(struct dtel_reply){.json = s, .len = len}, &x), 0);
+	free(s);
+	assert_int_equal(dtel_xstats_port_stats(&x, &got), 1);
+	assert_true(got.ipackets == 95189088 && got.opackets == 94836832);
+	assert_true(got.q_ipackets[0] == got.ipackets && got.q_opackets[0] == got.opackets);
+	dtel_xstats_clear(&x);
+}
+
+/* Each name is taken from its first entry (ethdev's, which come first); one missing name
+ * (a hide_zero reply not completed) is -ENOENT with *st untouched; a cut reply still has
+ * them and says so in flags. */
+static void
+xstats_port_stats_names(void **state)
+{
+	static const char basic[] =
+		"\"rx_good_packets\":1,\"tx_good_packets\":2,\"rx_good_bytes\":3,"
+		"\"tx_good_bytes\":4,\"rx_missed_errors\":5,\"rx_errors\":6,\"tx_errors\":7,"
+		"\"rx_mbuf_allocation_errors\":8";
+	char json[16384];
+	size_t len;
+	struct dtel_port_stats st = {.ipackets = 99};
+	struct dtel_xstats x;
+	struct dtel_reply r;
+	char *s;
+
+	(void)state;
+	/* a driver's own counter of the same name after ethdev's */
+	snprintf(json, sizeof(json), "{\"/ethdev/xstats\":{%s,\"rx_errors\":60}}", basic);
+	r = reply_of(json);
+	assert_int_equal(dtel_parse_xstats(&r, &x), 0);
+	assert_int_equal(dtel_xstats_port_stats(&x, &st), 0);
+	assert_true(st.ipackets == 1 && st.opackets == 2 && st.ibytes == 3 && st.obytes == 4);
+	assert_true(st.imissed == 5 && st.ierrors == 6 && st.oerrors == 7 && st.rx_nombuf == 8);
+	assert_int_equal(st.nb_queues, 0);
+	dtel_xstats_clear(&x);
+
+	/* hide_zero=true leaves out the zero ones: not usable until completed */
+	st.ipackets = 99;
+	s = fs_golden("dpdk-newer/ethdev_xstats_hide_zero-4q-24.11.json", &len);
+	assert_int_equal(dtel_parse_xstats(&(struct dtel_reply){.json = s, .len = len}, &x), 0);
+	free(s);
+	assert_int_equal(dtel_xstats_port_stats(&x, &st), -ENOENT);
+	assert_int_equal(st.ipackets, 99);
+	{
+		struct dtel_xstats known;
+
+		s = fs_golden("dpdk-newer/ethdev_xstats-4q-24.11.json", &len);
+		assert_int_equal(
+			dtel_parse_xstats(&(struct dtel_reply){.json = s, .len = len}, &known), 0);
+		free(s);
+		assert_true(dtel_xstats_fill_hidden(&x, &known) > 0);
+		assert_int_equal(dtel_xstats_port_stats(&x, &st), 4);
+		assert_true(st.ipackets == 1443200 && st.ibytes == 0 && st.rx_nombuf == 0);
+		dtel_xstats_clear(&known);
+	}
+	dtel_xstats_clear(&x);
+
+	/* a reply of 256 entries (DPDK keeps the first 256): flagged, still complete */
+	len = (size_t)snprintf(json, sizeof(json), "{\"/ethdev/xstats\":{%s", basic);
+	for (int i = 8; i < 256; i++)
+		len += (size_t)snprintf(json + len, sizeof(json) - len, ",\"x%d\":%d", i, i);
+	snprintf(json + len, sizeof(json) - len, "}}");
+	r = reply_of(json);
+	assert_int_equal(dtel_parse_xstats(&r, &x), 0);
+	assert_int_equal(dtel_xstats_port_stats(&x, &st), 0);
+	assert_true(st.flags & DTEL_F_POSSIBLY_CUT);
+	assert_true(st.rx_nombuf == 8);
+	dtel_xstats_clear(&x);
+
+	/* one name missing */
+	r = reply_of("{\"/ethdev/xstats\":{\"rx_good_packets\":1,\"tx_good_packets\":2,"
+		     "\"rx_good_bytes\":3,\"tx_good_bytes\":4,\"rx_missed_errors\":5,"
+		     "\"rx_errors\":6,\"tx_errors\":7,\"rx_q0_packets\":1}}");
+	assert_int_equal(dtel_parse_xstats(&r, &x), 0);
+	st.ipackets = 99;
+	assert_int_equal(dtel_xstats_port_stats(&x, &st), -ENOENT);
+	assert_int_equal(st.ipackets, 99);
+	assert_int_equal(dtel_xstats_port_stats(NULL, &st), -EINVAL);
+	assert_int_equal(dtel_xstats_port_stats(&x, NULL), -EINVAL);
+	dtel_xstats_clear(&x);
+}
+
 static void
 xstats_queue_stats_strict_names(void **state)
 {
@@ -815,6 +926,8 @@ main(void)
 		cmocka_unit_test(xstats_queue_stats_equal_q_arrays),
 		cmocka_unit_test(xstats_queue_stats_newer_add_up),
 		cmocka_unit_test(xstats_queue_stats_strict_names),
+		cmocka_unit_test(xstats_port_stats_equal_stats),
+		cmocka_unit_test(xstats_port_stats_names),
 		cmocka_unit_test(xstats_fill_hidden_golden),
 		cmocka_unit_test(xstats_fill_hidden_new_and_reordered),
 		cmocka_unit_test(xstats_skips_invalid_entries),

@@ -30,30 +30,6 @@ one_string(const oconfig_item_t *ci)
 	return ci->values_num == 1 && ci->values[0].type == OCONFIG_TYPE_STRING;
 }
 
-/* The values of an option as written, for messages. */
-static const char *
-written(const oconfig_item_t *ci, char *buf, size_t size)
-{
-	size_t n = 0;
-
-	buf[0] = '\0';
-	if (ci->values_num == 0)
-		return "no value";
-	for (int i = 0; i < ci->values_num && n < size; i++) {
-		const oconfig_value_t *v = &ci->values[i];
-		const char *sep = i ? " " : "";
-
-		if (v->type == OCONFIG_TYPE_STRING)
-			n += (size_t)snprintf(buf + n, size - n, "%s\"%s\"", sep, v->value.string);
-		else if (v->type == OCONFIG_TYPE_NUMBER)
-			n += (size_t)snprintf(buf + n, size - n, "%s%g", sep, v->value.number);
-		else
-			n += (size_t)snprintf(buf + n, size - n, "%s%s", sep,
-				v->value.boolean ? "true" : "false");
-	}
-	return buf;
-}
-
 static bool
 valid_path(const char *s)
 {
@@ -171,7 +147,7 @@ cmd_params(struct dtp_conf *c, const char *where, struct stats_cmd *cmd, const o
 			"option 'Params' has the invalid value %s: expected one string (or a "
 			"whole number) of printable characters, what follows the ',' of the "
 			"request, such as \"0\"; the whole request under 1024 bytes",
-			written(o, vals, sizeof(vals)));
+			dtp_conf_describe(o, vals, sizeof(vals)));
 		return;
 	}
 	snprintf(cmd->request + cmd->cmd_len, sizeof(cmd->request) - cmd->cmd_len, ",%s", p);
@@ -194,7 +170,7 @@ cmd_option(struct dtp_conf *c, const char *where, struct stats_cmd *cmd, const o
 			dtp_conf_error(c, where,
 				"option 'Name' has the invalid value %s: expected one string of "
 				"letters, digits and '_', at most %zu characters",
-				written(o, vals, sizeof(vals)), sizeof(cmd->name) - 1);
+				dtp_conf_describe(o, vals, sizeof(vals)), sizeof(cmd->name) - 1);
 		else
 			snprintf(cmd->name, sizeof(cmd->name), "%s", o->values[0].value.string);
 		return;
@@ -206,7 +182,7 @@ cmd_option(struct dtp_conf *c, const char *where, struct stats_cmd *cmd, const o
 			dtp_conf_error(c, where,
 				"option '%s' has the invalid value %s: expected one or more shell "
 				"patterns such as \"rx_*\", matched against each value's key",
-				o->key, written(o, vals, sizeof(vals)));
+				o->key, dtp_conf_describe(o, vals, sizeof(vals)));
 			return;
 		}
 		for (int i = 0; i < o->values_num && r == 0; i++)
@@ -218,7 +194,7 @@ cmd_option(struct dtp_conf *c, const char *where, struct stats_cmd *cmd, const o
 				"option 'Type' has the invalid value %s: expected a shell pattern "
 				"and a collectd type with one GAUGE or DERIVE data source, such as "
 				"Type \"*_bytes\" \"bytes\"",
-				written(o, vals, sizeof(vals)));
+				dtp_conf_describe(o, vals, sizeof(vals)));
 			return;
 		}
 		r = add_rule(
@@ -228,7 +204,7 @@ cmd_option(struct dtp_conf *c, const char *where, struct stats_cmd *cmd, const o
 			dtp_conf_error(c, where,
 				"option '%s' has the invalid value %s: expected one or more shell "
 				"patterns such as \"rx_*\", matched against each value's key",
-				o->key, written(o, vals, sizeof(vals)));
+				o->key, dtp_conf_describe(o, vals, sizeof(vals)));
 			return;
 		}
 		r = add_globs(
@@ -275,7 +251,7 @@ stats_commands_parse(struct dtp_conf *c, const oconfig_item_t *ci, const char *w
 			"<Command> has the invalid command %s: expected one string such as "
 			"\"/fwd/lcores\": '/' then letters, digits, '_' and '/', under %d "
 			"characters (parameters go into a Params line)",
-			written(ci, vals, sizeof(vals)), CMD_MAX);
+			dtp_conf_describe(ci, vals, sizeof(vals)), CMD_MAX);
 		return -1;
 	}
 	v = realloc(cmds->v, (cmds->n + 1) * sizeof(*v));

@@ -42,11 +42,12 @@ dtp_conf_error(struct dtp_conf *c, const char *where, const char *fmt, ...)
 }
 
 /* The values of an option as the user wrote them, for messages. */
-static const char *
-describe(const oconfig_item_t *ci, char *buf, size_t size)
+const char *
+dtp_conf_describe(const oconfig_item_t *ci, char *buf, size_t size)
 {
 	size_t n = 0;
 
+	buf[0] = '\0';
 	if (ci->values_num == 0)
 		return "no value";
 	for (int i = 0; i < ci->values_num && n < size; i++) {
@@ -233,7 +234,7 @@ table_option(struct dtp_conf *c, const oconfig_item_t *ci, const char *where,
 	if (r < 0) {
 		dtp_conf_error(c, where, "option '%s' has %s %s: expected %s", ci->key,
 			r == -ERANGE ? "the out-of-range value" : "the invalid value",
-			describe(ci, vals, sizeof(vals)), o->expect);
+			dtp_conf_describe(ci, vals, sizeof(vals)), o->expect);
 		return;
 	}
 }
@@ -247,7 +248,7 @@ instance_string(struct dtp_conf *c, const oconfig_item_t *ci, const char *where,
 	if (!one_of_type(ci, OCONFIG_TYPE_STRING) || ci->values[0].value.string[0] == '\0' ||
 		strlen(ci->values[0].value.string) >= size) {
 		dtp_conf_error(c, where, "option '%s' has the invalid value %s: expected %s",
-			ci->key, describe(ci, vals, sizeof(vals)), expect);
+			ci->key, dtp_conf_describe(ci, vals, sizeof(vals)), expect);
 		return;
 	}
 	memcpy(dst, ci->values[0].value.string, strlen(ci->values[0].value.string) + 1);
@@ -310,7 +311,7 @@ instance_block(struct dtp_conf *c, const oconfig_item_t *ci)
 		dtp_conf_error(c, "",
 			"<Instance> has the invalid name %s: expected one string of letters, "
 			"digits, '_', '-' or '.', at most %d characters",
-			describe(ci, vals, sizeof(vals)), DTP_NAME_MAX - 1);
+			dtp_conf_describe(ci, vals, sizeof(vals)), DTP_NAME_MAX - 1);
 		return;
 	}
 	inst = new_instance(c);
@@ -355,7 +356,7 @@ global_option(struct dtp_conf *c, const oconfig_item_t *ci)
 			dtp_conf_error(c, "",
 				"option 'Discover' has the invalid value %s: expected true or "
 				"false",
-				describe(ci, vals, sizeof(vals)));
+				dtp_conf_describe(ci, vals, sizeof(vals)));
 			return;
 		}
 		c->discover = ci->values[0].value.boolean;
@@ -377,7 +378,7 @@ global_option(struct dtp_conf *c, const oconfig_item_t *ci)
 			dtp_conf_error(c, "",
 				"option 'RetireAfter' has the %s value %s: expected %s",
 				r == -ERANGE ? "out-of-range" : "invalid",
-				describe(ci, vals, sizeof(vals)), retire_option.expect);
+				dtp_conf_describe(ci, vals, sizeof(vals)), retire_option.expect);
 	} else if (is_instance_key(ci->key)) {
 		dtp_conf_error(c, "",
 			"option '%s' belongs in an <Instance \"name\"> block; did you forget to "

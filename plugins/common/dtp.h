@@ -181,6 +181,12 @@ int dtp_conf_validate(struct dtp_conf *c);
 __attribute__((format(printf, 3, 4))) void dtp_conf_error(
 	struct dtp_conf *c, const char *where, const char *fmt, ...);
 
+/**
+ * The values of option @ci as the user wrote them ("\"a\" 2 true"; "no value"), for the
+ * messages of dtp_conf_error(): written into @buf (the caller's), which is returned.
+ */
+const char *dtp_conf_describe(const oconfig_item_t *ci, char *buf, size_t size);
+
 /** Free everything the conf owns (not the struct). Accepts a zeroed conf. */
 void dtp_conf_free(struct dtp_conf *c);
 

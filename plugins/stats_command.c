@@ -265,7 +265,8 @@ stats_commands_parse(struct dtp_conf *c, const oconfig_item_t *ci, const char *w
 	memset(cmd, 0, sizeof(*cmd));
 	snprintf(cmd->request, sizeof(cmd->request), "%s", ci->values[0].value.string);
 	cmd->cmd_len = strlen(cmd->request);
-	snprintf(w, sizeof(w), "%s<Command \"%s\">: ", where, cmd->request);
+	/* the path only, so far: under CMD_MAX (valid_path) */
+	snprintf(w, sizeof(w), "%s<Command \"%.*s\">: ", where, CMD_MAX, cmd->request);
 	for (int i = 0; i < ci->children_num; i++)
 		cmd_option(c, w, cmd, &ci->children[i]);
 	if (cmd->name[0] == '\0')

@@ -131,6 +131,10 @@ def test_kill9_and_restart_one_gone_one_back_one_restarted(sw, build_dir, source
     with Collectd(build_dir, source_dir, both_plugins(sw), interval=0.5,
                   ours=('dpdktel_stats', 'dpdktel_events')) as cd:
         wait_until(lambda: cd.getval('dpdktel_events-ovs/up') == {'value': 1.0}, 10, 'up 1')
+        # dpdktel_stats finds OVS at its first discovery pass and reads it at the read after:
+        # a restart is one only for a plugin that has seen the process before it.
+        cd.wait_value(f'dpdktel_stats-{sw.prefix}/up', lambda r: r[1] == [1],
+                      what='dpdktel_stats read the first OVS')
         old = sw.pid
         sw.kill9()
         n = wait_note(cd, 'DPDK application ovs is gone')

@@ -23,7 +23,7 @@ import pytest
 
 import helpers
 from helpers import dpdk, sanitizers, telemetry, threads
-from helpers.wait import wait_until
+from helpers.wait import Timeout, wait_until
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RAWFRAMES = os.path.join(os.path.dirname(helpers.__file__), 'rawframes.py')
@@ -809,7 +809,13 @@ LoadPlugin dpdk_telemetry
                     raise AssertionError(f'collectd exited {collectd.returncode}')
                 v = csv_values(ours)
                 return len(v) >= 2 and v[-1] > v[0] > 0 and v
-            values = wait_until(rising, 30, 'collectd csv values of rx_packets.0', interval=0.2)
+            try:
+                values = wait_until(rising, 30, 'collectd csv values of rx_packets.0',
+                                    interval=0.2)
+            except Timeout as e:  # seen once (24.11): say what collectd said
+                log = os.path.join(tmp, 'collectd.log')
+                text = open(log).read()[-3000:] if os.path.exists(log) else '(no log)'
+                raise AssertionError(f'{e}\ncollectd.log:\n{text}') from e
             assert values == sorted(values)
             up = csv_values(os.path.join(host, 'dpdk_telemetry-ports_up',
                                          'dpdk_telemetry-ports_up-*'))

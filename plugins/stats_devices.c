@@ -99,16 +99,7 @@ static int
 query_dict(
 	const struct stats_devices_io *io, const char *cmd, const char *name, struct dtel_dict *d)
 {
-	struct dtel_reply r;
-	int ret = io->query(io->ctx, cmd, &r);
-
-	if (ret < 0)
-		return ret;
-	ret = dtel_parse_dict(&r, name, d);
-	dtel_reply_release(&r);
-	if (ret < 0 && ret != -ENOMEM && ret != -ENODATA)
-		dtp_bad_reply(io->t, cmd, ret, 1);
-	return ret;
+	return dtp_query_dict(io->query, io->ctx, io->t, cmd, name, true, d);
 }
 
 /* The ids of a list reply ([0, 1, ...]) into *ret (malloc'ed, or NULL for none). */

@@ -312,18 +312,10 @@ object_info(dtp_query_fn q, void *ctx, struct dtp_target *t, const char *cmd, co
 	const char *name, struct dtel_dict *d)
 {
 	const struct dtel_entry *e;
-	struct dtel_reply r;
-	int ret;
+	int ret = dtp_query_dict(q, ctx, t, cmd, key, false, d);
 
-	ret = q(ctx, cmd, &r);
 	if (ret < 0)
 		return ret;
-	ret = dtel_parse_dict(&r, key, d);
-	dtel_reply_release(&r);
-	if (ret < 0) {
-		dtp_bad_reply(t, cmd, ret, 1);
-		return ret;
-	}
 	if (d->n == 0) {
 		dtel_dict_clear(d);
 		return -ENOENT;

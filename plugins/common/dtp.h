@@ -450,6 +450,15 @@ struct dtp_caps {
 };
 
 /**
+ * Send @cmd through @q and parse its reply as a dict under @key (NULL: @cmd) into *ret_d
+ * (the caller clears it). 0, @q's error, or the parser's -errno: an unusable reply is
+ * counted invalid and logged once through @t, except -ENOMEM, and a null reply (-ENODATA)
+ * when @null_ok (for commands whose null means "none").
+ */
+int dtp_query_dict(dtp_query_fn q, void *ctx, struct dtp_target *t, const char *cmd,
+	const char *key, bool null_ok, struct dtel_dict *ret_d);
+
+/**
  * Read the command list ("/") through @q into *ret_caps. 0, @q's error, or a parser's
  * -errno (counted invalid and logged once through @t); *ret_caps untouched on failure.
  * Thread: the caller's (one request at a time per target).

@@ -11,17 +11,18 @@
 
 #include "dtp.h"
 
-static int
-query_dict(dtp_query_fn q, void *ctx, struct dtp_target *t, const char *cmd, struct dtel_dict *d)
+int
+dtp_query_dict(dtp_query_fn q, void *ctx, struct dtp_target *t, const char *cmd, const char *key,
+	bool null_ok, struct dtel_dict *ret_d)
 {
 	struct dtel_reply r;
 	int ret = q(ctx, cmd, &r);
 
 	if (ret < 0)
 		return ret;
-	ret = dtel_parse_dict(&r, cmd, d);
+	ret = dtel_parse_dict(&r, key != NULL ? key : cmd, ret_d);
 	dtel_reply_release(&r);
-	if (ret < 0 && ret != -ENOMEM)
+	if (ret < 0 && ret != -ENOMEM && !(null_ok && ret == -ENODATA))
 		dtp_bad_reply(t, cmd, ret, 1);
 	return ret;
 }
@@ -30,7 +31,7 @@ int
 dtp_caps_read(dtp_query_fn q, void *ctx, struct dtp_target *t, struct dtp_caps *ret_caps)
 {
 	struct dtel_dict d;
-	int ret = query_dict(q, ctx, t, "/", &d);
+	int ret = dtp_query_dict(q, ctx, t, "/", NULL, false, &d);
 
 	if (ret < 0)
 		return ret;
@@ -88,7 +89,7 @@ dtp_eal_lcores(dtp_query_fn q, void *ctx, struct dtp_target *t, int (*stop)(void
 {
 	struct dtel_eal_lcore_info li;
 	struct dtel_dict ids;
-	int ret = query_dict(q, ctx, t, "/eal/lcore/list", &ids);
+	int ret = dtp_query_dict(q, ctx, t, "/eal/lcore/list", NULL, false, &ids);
 
 	if (ret < 0)
 		return ret;

@@ -153,6 +153,21 @@ cmd_params(struct dtp_conf *c, const char *where, struct stats_cmd *cmd, const o
 	snprintf(cmd->request + cmd->cmd_len, sizeof(cmd->request) - cmd->cmd_len, ",%s", p);
 }
 
+/* Gauge, Derive, Include and Exclude take one or more patterns: true, or say so. */
+static bool
+patterns_ok(struct dtp_conf *c, const char *where, const oconfig_item_t *o)
+{
+	char vals[256];
+
+	if (all_strings(o, 1, 0))
+		return true;
+	dtp_conf_error(c, where,
+		"option '%s' has the invalid value %s: expected one or more shell patterns such "
+		"as \"rx_*\", matched against each value's key",
+		o->key, dtp_conf_describe(o, vals, sizeof(vals)));
+	return false;
+}
+
 /* One line of a <Command> block. */
 static void
 cmd_option(struct dtp_conf *c, const char *where, struct stats_cmd *cmd, const oconfig_item_t *o)
@@ -178,13 +193,8 @@ cmd_option(struct dtp_conf *c, const char *where, struct stats_cmd *cmd, const o
 	if (strcasecmp(o->key, "Gauge") == 0 || strcasecmp(o->key, "Derive") == 0) {
 		bool derive = strcasecmp(o->key, "Derive") == 0;
 
-		if (!all_strings(o, 1, 0)) {
-			dtp_conf_error(c, where,
-				"option '%s' has the invalid value %s: expected one or more shell "
-				"patterns such as \"rx_*\", matched against each value's key",
-				o->key, dtp_conf_describe(o, vals, sizeof(vals)));
+		if (!patterns_ok(c, where, o))
 			return;
-		}
 		for (int i = 0; i < o->values_num && r == 0; i++)
 			r = add_rule(cmd, o->values[i].value.string, derive,
 				derive ? "derive" : "gauge", false);
@@ -200,13 +210,8 @@ cmd_option(struct dtp_conf *c, const char *where, struct stats_cmd *cmd, const o
 		r = add_rule(
 			cmd, o->values[0].value.string, false, o->values[1].value.string, true);
 	} else if (strcasecmp(o->key, "Include") == 0 || strcasecmp(o->key, "Exclude") == 0) {
-		if (!all_strings(o, 1, 0)) {
-			dtp_conf_error(c, where,
-				"option '%s' has the invalid value %s: expected one or more shell "
-				"patterns such as \"rx_*\", matched against each value's key",
-				o->key, dtp_conf_describe(o, vals, sizeof(vals)));
+		if (!patterns_ok(c, where, o))
 			return;
-		}
 		r = add_globs(
 			strcasecmp(o->key, "Include") == 0 ? &cmd->include : &cmd->exclude, o);
 		if (r == -ERANGE) {

@@ -65,8 +65,9 @@ PORTS_ONLY = ('    MemoryStats false\n    CryptodevStats false\n    DmadevStats 
 INSTANCES = {
     # the defaults plus PerQueue
     'pmd': '    PerQueue true\n',
-    # per-queue counters without the xstats (from 25.11 the plugin still reads them)
-    'pq': '    PerQueue true\n    XStats false\n' + PORTS_ONLY,
+    # per-queue counters without the xstats (from 25.11 the plugin still reads them); the
+    # link only at the first read (LinkInterval an hour), its speed sent again at each read
+    'pq': '    PerQueue true\n    XStats false\n    LinkInterval 3600\n' + PORTS_ONLY,
     # hide_zero=true from 20 xstats on. The switch is meant for ports whose reply DPDK cuts at
     # 256 entries, but no port of this testpmd gets there: ethdev's per-queue xstats stop at
     # RTE_ETHDEV_QUEUE_STAT_CNTRS (16) queues, so net_null has 8 + 16 * 5 = 88 xstats at
@@ -106,13 +107,14 @@ def stop_forwarding(app):
 
 def test_one_counter_request_per_port_and_read(pmd):
     """The generic and per-queue counters come with each port's /ethdev/xstats: a read sends
-    /ethdev/list, /ethdev/xstats and /ethdev/link_status (LinkInterval 0) per port and at
-    most one /eal/lcore/usage; no /ethdev/stats (before: a third request per port, and one
-    /eal/lcore/info per lcore), with XStats false too. These instances have no memory
-    values nor device classes (what those cost per read: the plugin tests memory_requests_per_read
-    and requests_per_read of test_stats_devices)."""
-    least = 1 + 2 * NPORTS
-    for name in ('pq', 'hz'):
+    /ethdev/list and /ethdev/xstats per port, /ethdev/link_status per port when
+    LinkInterval is due (every read for hz, once an hour for pq), and at most one
+    /eal/lcore/usage; no /ethdev/stats (before: a third request per port, and one
+    /eal/lcore/info per lcore), with XStats false too. Between link reads the last speed is
+    sent again. These instances have no memory values nor device classes (what those cost
+    per read: the plugin tests memory_requests_per_read and requests_per_read of
+    test_stats_devices)."""
+    for name, least in (('pq', 1 + NPORTS), ('hz', 1 + 2 * NPORTS)):
         cd = pmd[1][name]
         ident = f'dpdktel_stats-{name}/telemetry_requests-sent'
         rows = cd.wait_value(ident, lambda r: len(cd.csv(ident)) >= 4,
@@ -121,6 +123,8 @@ def test_one_counter_request_per_port_and_read(pmd):
         # + "/" while the application is younger than 30 s (it may still register
         # commands), + /eal/lcore/usage where the release has it
         assert least <= per_read <= least + 2, (name, per_read, least)
+    speed = pmd[1]['pq'].csv('dpdktel_stats-pq.port0/link_speed')
+    assert len(speed) >= 4 and all(v == [10000] for _, v in speed), speed
 
 
 def test_totals_and_rates_agree_with_ethdev_stats(pmd):

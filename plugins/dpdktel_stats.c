@@ -133,7 +133,21 @@ struct stats_instance {
 	char info_ti[DATA_MAX_NAME_LEN]; /* instance_info's type instance */
 	struct stats_cmd_state *cmd_state; /* of each <Command>, made at the first read */
 	struct stats_devices devices; /* cryptodev, dmadev, eventdev, rawdev */
+
+	/* The ports of the last /ethdev/list, asked again after PORT_LIST_EVERY (see
+	 * ports_due()); between two lists, a reply from another process ends the read. */
+	uint16_t *port_ids;
+	int nport_ids; /* -1: not listed */
+	cdtime_t ports_next;
+	bool relist_ports; /* a port answered null: maybe gone */
+	bool on_listed; /* this read uses the list of an earlier read */
+	bool stale; /* ... and a reply of it came from another process */
 };
+
+/* At most one /ethdev/list a second, and one at every read of an application still starting
+ * or just reconnected: a port an application adds (Open vSwitch does) shows within a second,
+ * or at the next read when the Interval is longer. */
+#define PORT_LIST_EVERY TIME_T_TO_CDTIME_T(1)
 
 static int start_discovered(const char *name, const char *path);
 static void instance_retire(void *inst);
@@ -143,6 +157,17 @@ static struct dtp_instances instances =
 	DTP_INSTANCES_INIT(PLUGIN, start_discovered, instance_retire);
 
 /* Values and requests -------------------------------------------------------------------- */
+
+/* Whether the shared connection is the one the last port list came over (@any_conn: or
+ * another one, to the same process). */
+static bool
+same_connection(struct stats_instance *si, bool any_conn)
+{
+	struct dtel_shared_status st;
+
+	dtel_shared_status(si->t.sh, &st);
+	return (any_conn || st.connects == si->t.connects) && st.generation == si->t.generation;
+}
 
 /*
  * One request of the current read. After a failure of the connection (a timeout, -EBUSY, a
@@ -160,6 +185,16 @@ query(struct stats_instance *si, const char *cmd, struct dtel_reply *r)
 	ret = dtp_query(&si->t, cmd, r);
 	if (ret < 0 && ret != -ENODATA && ret != -EMSGSIZE)
 		si->halted = true;
+	if (ret == -ENODATA && strncmp(cmd, "/ethdev/", 8) == 0 && strchr(cmd, ',') != NULL)
+		si->relist_ports = true; /* a port that has gone answers null */
+	if ((ret == 0 || ret == -ENODATA) && si->on_listed && !same_connection(si, true)) {
+		/* Maybe another process, with other ports: the next read lists them. */
+		if (ret == 0)
+			dtel_reply_release(r);
+		si->stale = si->halted = true;
+		si->relist_ports = true;
+		return -ESTALE;
+	}
 	return ret;
 }
 
@@ -863,7 +898,7 @@ read_uptime(struct stats_instance *si, const struct dtp_id *id)
 		dtel_reply_release(&r);
 	}
 	if (up < 0)
-		up = dtp_proc_uptime(si->t.pid);
+		up = dtp_target_uptime(&si->t);
 	if (up >= 0)
 		gauge(id, "uptime", NULL, up);
 }
@@ -932,46 +967,60 @@ on_restart(struct stats_instance *si, long old_pid, cdtime_t now)
 	}
 }
 
-static void
-read_ports(struct stats_instance *si, struct dtel_reply *list, cdtime_t now)
+/* Whether this read asks /ethdev/list (else it reads the ports of the last list). */
+static bool
+ports_due(struct stats_instance *si, cdtime_t now)
 {
-	uint16_t *ids = NULL;
-	int n = dtel_parse_port_list(list, &ids);
-
-	if (n < 0) {
-		dtp_bad_reply(&si->t, "/ethdev/list", n, 1);
-		return;
-	}
-	for (size_t i = 0; i < si->nports; i++)
-		si->ports[i].seen = false;
-	for (int i = 0; i < n; i++)
-		if (dtp_ports_has(&si->o->ports, ids[i]))
-			read_port(si, ids[i], now);
-	free(ids);
+	return si->nport_ids < 0 || si->relist_ports || now >= si->ports_next ||
+		!same_connection(si, false) || dtp_target_young(&si->t);
 }
 
+/*
+ * /ethdev/list into si->port_ids. 0; -1 when the request failed (the read ends); a list that
+ * cannot be used is counted, and the ports of the last one are read.
+ */
 static int
-stats_read(user_data_t *ud)
+list_ports(struct stats_instance *si, cdtime_t now, long *ret_old_pid, bool *ret_restarted)
 {
-	struct stats_instance *si = ud->data;
-	cdtime_t now = cdtime();
 	struct dtel_reply list;
-	struct dtp_id id;
-	long old_pid;
+	uint16_t *ids = NULL;
+	int n;
 
-	si->halted = false;
-	if (query(si, "/ethdev/list", &list) < 0) {
-		dispatch_health(si, now, CDTIME_T_TO_DOUBLE(cdtime() - now));
+	if (query(si, "/ethdev/list", &list) < 0)
+		return -1;
+	*ret_restarted = dtp_target_restarted(&si->t, ret_old_pid);
+	n = dtel_parse_port_list(&list, &ids);
+	dtel_reply_release(&list);
+	if (n < 0) {
+		dtp_bad_reply(&si->t, "/ethdev/list", n, 1);
+		if (*ret_restarted)
+			si->nport_ids = 0; /* none known of this process */
 		return 0;
 	}
-	if (dtp_target_restarted(&si->t, &old_pid))
-		on_restart(si, old_pid, now);
-	if (si->caps_generation != si->t.generation || si->caps_young)
-		probe_caps(si);
-	/* Everything of this read goes to collectd in one burst (dtp_batch_begin). */
-	dtp_batch_begin();
-	read_ports(si, &list, now);
-	dtel_reply_release(&list);
+	free(si->port_ids);
+	si->port_ids = ids;
+	si->nport_ids = n;
+	si->relist_ports = false;
+	si->ports_next = now + PORT_LIST_EVERY;
+	return 0;
+}
+
+static void
+read_ports(struct stats_instance *si, cdtime_t now)
+{
+	for (size_t i = 0; i < si->nports; i++)
+		si->ports[i].seen = false;
+	for (int i = 0; i < si->nport_ids && !si->stale; i++)
+		if (dtp_ports_has(&si->o->ports, si->port_ids[i]))
+			read_port(si, si->port_ids[i], now);
+}
+
+/* Everything but the ports, after them. */
+static void
+read_rest(struct stats_instance *si, cdtime_t now)
+{
+	struct dtp_id id;
+
 	if (si->o->app && si->caps.fwd_lcores)
 		read_fwd_lcores(si, now);
 	else if (si->o->app && si->caps.eal_usage)
@@ -987,7 +1036,42 @@ stats_read(user_data_t *ud)
 	read_uptime(si, &id);
 	stats_commands_read(&si->o->commands, &si->cmd_state, &si->t, query_fn, si, &id);
 	dispatch_instance_info(si, &id);
-	dtp_batch_end();
+}
+
+/*
+ * The ports, then the rest. Between two port lists (ports_due()) the first request may
+ * reconnect to another process: then this read starts over with the list, as a read after
+ * a restart does.
+ */
+static int
+stats_read(user_data_t *ud)
+{
+	struct stats_instance *si = ud->data;
+	cdtime_t now = cdtime();
+	bool restarted = false;
+	long old_pid;
+
+	si->on_listed = !ports_due(si, now);
+	for (int pass = 0; pass < 2; pass++) {
+		si->halted = si->stale = false;
+		if (!si->on_listed && list_ports(si, now, &old_pid, &restarted) < 0) {
+			dispatch_health(si, now, CDTIME_T_TO_DOUBLE(cdtime() - now));
+			return 0;
+		}
+		if (restarted)
+			on_restart(si, old_pid, now);
+		if (si->caps_generation != si->t.generation || si->caps_young)
+			probe_caps(si);
+		/* Everything of this read goes to collectd in one burst (dtp_batch_begin). */
+		dtp_batch_begin();
+		read_ports(si, now);
+		if (!si->stale)
+			read_rest(si, now);
+		dtp_batch_end();
+		if (!si->stale)
+			break;
+		si->on_listed = false;
+	}
 	dispatch_health(si, now, CDTIME_T_TO_DOUBLE(cdtime() - now));
 	return 0;
 }
@@ -1006,6 +1090,7 @@ instance_free(void *p)
 	for (size_t i = 0; i < si->nports; i++)
 		dtel_xstats_clear(&si->ports[i].known);
 	free(si->ports);
+	free(si->port_ids);
 	free(si->lcores);
 	free(si->cmd_state);
 	stats_devices_fini(&si->devices);
@@ -1031,6 +1116,7 @@ instance_start(const char *name, const char *path, const struct stats_opts *o, b
 	}
 	si->o = o;
 	si->discovered = discovered;
+	si->nport_ids = -1;
 	ret = dtp_instances_add(&instances, si, &si->t, discovered);
 	if (ret < 0) {
 		LOG(LOG_ERR, "instance '%s' (%s): %s", name, path,

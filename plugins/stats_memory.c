@@ -90,6 +90,9 @@ enum {
 
 /* Rings have telemetry commands from DPDK 24.03 (lib/ring/rte_ring.c ring_init_telemetry). */
 #define RING_TELEMETRY_SINCE 240300
+/* /mempool/info has common_pool_count and total_cache_count from DPDK 23.03
+ * (lib/mempool/rte_mempool.c mempool_info_cb); before, nothing in it moves between reads. */
+#define MEMPOOL_COUNTS_SINCE 230300
 
 /* The integer @key of @d into *v; false when missing or not an integer >= 0. */
 static bool
@@ -330,20 +333,27 @@ object_info(dtp_query_fn q, void *ctx, struct dtp_target *t, const char *cmd, co
 }
 
 /*
- * mempool_objects (size, populated) on every release; mempool_use (in_use, available, cached)
+ * mempool_objects (size, populated) on every release (before 23.03 asked once per mempool
+ * list, and sent again at the reads between); mempool_use (in_use, available, cached)
  * where the reply has total_cache_count and common_pool_count (DPDK >= 23.03,
  * lib/mempool/rte_mempool.c mempool_info_cb). Objects in a per-lcore cache are available to
  * that lcore: available = common_pool_count + total_cache_count, in_use = size - available.
  */
 static void
 read_mempool(struct stats_memory *m, dtp_query_fn q, void *ctx, struct dtp_target *t,
-	const struct dtp_id *id, const char *name)
+	const struct dtp_id *id, size_t i)
 {
+	const char *name = m->mempools[i];
 	char cmd[DTEL_STRING_MAX + 16];
 	uint64_t size, populated, cached, common;
 	struct dtel_dict d;
 	int ret;
 
+	if (m->pool_objects[i].known) {
+		dtp_gauge(id, "mempool_objects", name,
+			(double[]){m->pool_objects[i].size, m->pool_objects[i].populated}, 2);
+		return;
+	}
 	snprintf(cmd, sizeof(cmd), "/mempool/info,%s", name);
 	ret = object_info(q, ctx, t, cmd, "/mempool/info", name, &d);
 	if (ret == -ENOENT)
@@ -363,6 +373,11 @@ read_mempool(struct stats_memory *m, dtp_query_fn q, void *ctx, struct dtp_targe
 				(double[]){(double)(avail < size ? size - avail : 0), (double)avail,
 					(double)cached},
 				3);
+		} else if (t->dpdk_version >= 0 && t->dpdk_version < MEMPOOL_COUNTS_SINCE) {
+			/* Populated once, after a memzone is reserved: the next list asks again. */
+			m->pool_objects[i].known = true;
+			m->pool_objects[i].size = (double)size;
+			m->pool_objects[i].populated = (double)populated;
 		}
 	}
 	dtel_dict_clear(&d);
@@ -425,6 +440,8 @@ stats_memory_read(struct stats_memory *m, dtp_query_fn q, void *ctx, struct dtp_
 	if (++m->reads >= STATS_MEMORY_RELIST)
 		m->relist = true;
 	/* Until both lists have been read, at each read. */
+	if (m->relist)
+		memset(m->pool_objects, 0, sizeof(m->pool_objects));
 	if (m->relist &&
 		load_names(q, ctx, t, "/mempool/list", "mempools", LOGGED_MEMPOOLS_OVER, &m->logged,
 			m->mempools, &m->nmempools) == 0 &&
@@ -435,7 +452,7 @@ stats_memory_read(struct stats_memory *m, dtp_query_fn q, void *ctx, struct dtp_
 		m->reads = 0;
 	}
 	for (size_t i = 0; i < m->nmempools; i++)
-		read_mempool(m, q, ctx, t, id, m->mempools[i]);
+		read_mempool(m, q, ctx, t, id, i);
 	for (size_t i = 0; rings && i < m->nrings; i++)
 		read_ring(m, q, ctx, t, id, m->rings[i]);
 }

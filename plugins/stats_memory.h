@@ -5,7 +5,8 @@
  * the instance's query function, so a read that met a connection failure sends nothing more.
  *
  * Requests per read: /eal/heap_info,<id> of each heap, /mempool/info,<name> of each mempool
- * and (DPDK >= 24.03) /ring/info,<name> of each ring. Every STATS_MEMORY_LIST_EVERY reads
+ * (DPDK >= 23.03: before, its reply has no count that moves, and it is asked again only with
+ * the mempool list) and (DPDK >= 24.03) /ring/info,<name> of each ring. Every STATS_MEMORY_LIST_EVERY reads
  * (every read while the application is starting): /eal/heap_list and /eal/memzone_list. Only
  * now and then: /eal/memzone_info,<id> of the memzones that are new since the last list (at
  * most STATS_MEMZONE_INFO_PER_READ a read), and /mempool/list and /ring/list when the
@@ -47,6 +48,11 @@ struct stats_memory {
 	unsigned int reads; /* since the lists were last read */
 	char mempools[STATS_MEMORY_MAX][DTEL_STRING_MAX];
 	size_t nmempools;
+	/* Before DPDK 23.03: each listed pool's size and populated size, from its last info. */
+	struct {
+		bool known;
+		double size, populated;
+	} pool_objects[STATS_MEMORY_MAX];
 	char rings[STATS_MEMORY_MAX][DTEL_STRING_MAX];
 	size_t nrings;
 	struct stats_memzone *zones;

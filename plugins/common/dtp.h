@@ -225,6 +225,12 @@ struct dtp_target {
 	int dpdk_version; /* dtel_dpdk_version() of the greeting's version; -EINVAL: unknown */
 	char dpdk_release[DTEL_STRING_MAX]; /* the greeting's version without "DPDK " */
 	unsigned long long start_ticks; /* when pid started (/proc), 0: unknown */
+	/* dtp_target_uptime(): the start of the process greeting connection number up_connects,
+	 * read from /proc once per connection (a restart always reconnects, even to a reused
+	 * pid). */
+	uint64_t up_connects;
+	long up_pid;
+	unsigned long long up_start;
 	bool bad_reply_logged; /* an unusable reply of this process was logged */
 
 	/* The plugin's own health, dispatched as values (docs/metrics.md). */
@@ -278,8 +284,12 @@ bool dtp_target_exited(const struct dtp_target *t);
 /** Milliseconds of CLOCK_MONOTONIC: the plugins' clock for polls, outages and retiring. */
 uint64_t dtp_now_ms(void);
 
-/** Seconds since process @pid started, from /proc; -1 when that cannot be told. */
-double dtp_proc_uptime(long pid);
+/**
+ * Seconds since the process behind the target's connection started; -1 when that cannot be
+ * told. /proc is read once per connection (the start time), then CLOCK_BOOTTIME, which is
+ * /proc/uptime's clock: no file is opened at every read.
+ */
+double dtp_target_uptime(struct dtp_target *t);
 
 /**
  * The program name of process @pid (/proc/<pid>/comm, without its newline) into @buf.
@@ -292,7 +302,7 @@ int dtp_proc_comm(long pid, char *buf, size_t size);
 
 /**
  * Whether the application the target last reached started less than DTP_YOUNG_S seconds ago
- * (by /proc; false when that cannot be told). DPDK applications register their own
+ * (dtp_target_uptime(); false when that cannot be told). DPDK applications register their own
  * telemetry commands and create their mempools after the EAL has opened the socket, so a
  * command list read from a young application may still grow: the plugins read it again.
  */

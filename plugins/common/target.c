@@ -321,30 +321,30 @@ dtp_discovered_name(const struct dtel_socket_info *si, const char *app, char *bu
 }
 
 double
-dtp_proc_uptime(long pid)
+dtp_target_uptime(struct dtp_target *t)
 {
-	unsigned long long start = proc_start_ticks(pid);
-	char buf[128], *end;
-	double up;
+	struct dtel_shared_status st;
+	struct timespec now;
 
-	if (start == 0 || !read_line("/proc/uptime", buf, sizeof(buf)))
+	dtel_shared_status(t->sh, &st);
+	if (st.connects == 0)
 		return -1;
-	up = strtod(buf, &end);
-	if (end == buf)
+	if (st.connects != t->up_connects || st.greeting.pid != t->up_pid) {
+		t->up_connects = st.connects;
+		t->up_pid = st.greeting.pid;
+		t->up_start = proc_start_ticks(st.greeting.pid);
+	}
+	if (t->up_start == 0 || clock_gettime(CLOCK_BOOTTIME, &now) != 0)
 		return -1;
-	return up - (double)start / (double)sysconf(_SC_CLK_TCK);
+	return (double)now.tv_sec + (double)now.tv_nsec / 1e9 -
+		(double)t->up_start / (double)sysconf(_SC_CLK_TCK);
 }
 
 bool
 dtp_target_young(struct dtp_target *t)
 {
-	struct dtel_shared_status st;
-	double up;
+	double up = dtp_target_uptime(t);
 
-	dtel_shared_status(t->sh, &st);
-	if (st.connects == 0)
-		return false;
-	up = dtp_proc_uptime(st.greeting.pid);
 	return up >= 0 && up < DTP_YOUNG_S;
 }
 

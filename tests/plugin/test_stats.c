@@ -67,6 +67,9 @@ static unsigned int info_requests;
 /* Requests per port the fake received since the last reset_port_requests() (atomic). */
 static unsigned int stats_requests, xstats_requests, link_requests;
 
+/* /ethdev/list and /mempool/info requests the fake received (atomic). */
+static unsigned int list_requests, mempool_info_requests;
+
 static void
 reset_port_requests(void)
 {
@@ -358,6 +361,10 @@ app_handler(
 		__atomic_add_fetch(&xstats_requests, 1, __ATOMIC_RELAXED);
 	if (IS("/ethdev/link_status"))
 		__atomic_add_fetch(&link_requests, 1, __ATOMIC_RELAXED);
+	if (IS("/ethdev/list"))
+		__atomic_add_fetch(&list_requests, 1, __ATOMIC_RELAXED);
+	if (IS("/mempool/info"))
+		__atomic_add_fetch(&mempool_info_requests, 1, __ATOMIC_RELAXED);
 	if (__atomic_load_n(&app_hung, __ATOMIC_SEQ_CST))
 		o->action = FAKE_SILENT;
 	else if (IS("/"))
@@ -382,6 +389,11 @@ app_handler(
 				    "\"ierrors\":5,\"oerrors\":6,\"rx_nombuf\":7}}");
 	else if ((IS("/ethdev/stats") || IS("/ethdev/xstats")) && (int)id == a->silent_stats_port)
 		o->action = FAKE_SILENT;
+	/* A port that is not (or no longer) there: eth_dev_handle_port_xstats returns -EINVAL
+	 * (lib/ethdev/rte_ethdev_telemetry.c; rte_ethdev.c in 22.11), so perform_command
+	 * (lib/telemetry/telemetry.c) answers null. */
+	else if (IS("/ethdev/xstats") && (int)id >= a->nports)
+		o->data = fs_printf("{\"/ethdev/xstats\":null}");
 	else if (IS("/ethdev/stats") && a->stats_4q)
 		o->data = fs_golden(app_newer(a, "DPDK 25.11")
 				? "dpdk-newer/ethdev_stats-4q-25.11.json"
@@ -526,6 +538,8 @@ setup(void **state)
 	__atomic_store_n(&memzone_list_requests, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&memory_requests, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&lcore_usage_requests, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&list_requests, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&mempool_info_requests, 0, __ATOMIC_RELAXED);
 	reset_port_requests();
 	return 0;
 }
@@ -1056,6 +1070,101 @@ memzones_read_once_and_lists_follow_them(void **state)
  * first read lists everything and reads each memzone's length (13 requests); then 3 a read
  * (heap, mempool, ring), and 5 every 6th read, which lists the heaps and memzones again.
  */
+static unsigned int
+lists(void)
+{
+	return __atomic_load_n(&list_requests, __ATOMIC_RELAXED);
+}
+
+/*
+ * /ethdev/list at most once a second: the reads between use the last list. A port that
+ * answers null (gone) has the next read list the ports again; a port added shows within a
+ * second.
+ */
+static void
+port_list_once_a_second(void **state)
+{
+	struct timespec t0, t;
+
+	(void)state;
+	start_app(&(struct app){.nports = 2, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(lists(), 1);
+	fx.app.nports = 3; /* a port added */
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	if (t.tv_sec - t0.tv_sec < 1) { /* else the machine was too slow to tell */
+		assert_int_equal(lists(), 1);
+		must_find(PI ".port1", "if_packets", NULL);
+		assert_null(fc_find(PI ".port2", "if_packets", NULL));
+	}
+	/* Port 1 has gone: it answers null at this read, the next one lists the ports. */
+	fx.app.nports = 1;
+	assert_int_equal(fc_read_all(), 0);
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	assert_true(lists() >= 2);
+	must_find(PI ".port0", "if_packets", NULL);
+	assert_null(fc_find(PI ".port1", "if_packets", NULL));
+	/* A second later, a port added shows without any failure. */
+	fx.app.nports = 2;
+	for (int i = 0; i < 40 && fc_find(PI ".port1", "if_packets", NULL) == NULL; i++) {
+		usleep(100 * 1000);
+		fc_clear_records();
+		assert_int_equal(fc_read_all(), 0);
+	}
+	must_find(PI ".port1", "if_packets", NULL);
+	/* the one null of the gone port */
+	assert_true(must_find(PI, "telemetry_requests", "failed")->v[0].derive == 1);
+}
+
+/* A restart between two lists: the read that meets the new process starts over with its
+ * port list, so the new process's ports are read at once. */
+static void
+restart_between_port_lists(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 100);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	fs_stop(fx.fs);
+	start_app(&(struct app){.nports = 3, .silent_stats_port = -1}, 200);
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(lists(), 2);
+	assert_int_equal(must_find(PI, "restarts", NULL)->v[0].derive, 1);
+	must_find(PI ".port2", "if_packets", NULL);
+	assert_int_equal(fc_count(PI ".port0", "if_packets", NULL), 1); /* not twice */
+}
+
+/* Before DPDK 23.03 /mempool/info has no count that moves: asked once per mempool list, its
+ * values sent at every read. */
+static void
+mempool_info_once_per_list_before_23_03(void **state)
+{
+	const struct fc_value *v;
+	double size, populated;
+
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	v = must_find(PI, "mempool_objects", "mb_pool_0");
+	size = v->v[0].gauge;
+	populated = v->v[1].gauge;
+	assert_true(size > 0 && populated > 0);
+	for (int i = 0; i < 4; i++) {
+		fc_clear_records();
+		assert_int_equal(fc_read_all(), 0);
+		v = must_find(PI, "mempool_objects", "mb_pool_0");
+		assert_true(v->v[0].gauge == size && v->v[1].gauge == populated);
+	}
+	assert_int_equal(__atomic_load_n(&mempool_info_requests, __ATOMIC_RELAXED), 1);
+}
+
 static void
 memory_requests_per_read(void **state)
 {
@@ -2311,6 +2420,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			oversized_reply_blames_its_command, setup, teardown),
 		cmocka_unit_test_setup_teardown(restart_gives_one_warning, setup, teardown),
+		cmocka_unit_test_setup_teardown(port_list_once_a_second, setup, teardown),
+		cmocka_unit_test_setup_teardown(restart_between_port_lists, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			mempool_info_once_per_list_before_23_03, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			vanished_socket_logged_once_and_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(vanished_socket_log_lines, setup, teardown),

@@ -25,8 +25,9 @@ void module_register(void);
 
 #define PI "edge1"
 
-/* Replies that change between reads: the read count the fake has seen (/ethdev/list is the
- * first request of each read). */
+/* Replies that change between reads: the read count the fake has seen (port 0's
+ * /ethdev/xstats is asked once at each read, before any command; /ethdev/list is not asked
+ * at every read). */
 static unsigned int reads;
 
 /*
@@ -46,7 +47,7 @@ handler(struct fake_server *fs, unsigned int conn, const char *req, struct fake_
 
 	(void)fs, (void)conn, (void)arg;
 #define IS(c) (n == strlen(c) && strncmp(req, c, n) == 0)
-	if (IS("/ethdev/list"))
+	if (IS("/ethdev/xstats"))
 		__atomic_add_fetch(&reads, 1, __ATOMIC_SEQ_CST);
 	r = __atomic_load_n(&reads, __ATOMIC_SEQ_CST);
 	if (IS("/"))

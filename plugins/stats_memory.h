@@ -6,12 +6,12 @@
  *
  * Requests per read: /eal/heap_info,<id> of each heap, /mempool/info,<name> of each mempool
  * (DPDK >= 23.03: before, its reply has no count that moves, and it is asked again only with
- * the mempool list) and (DPDK >= 24.03) /ring/info,<name> of each ring. Every STATS_MEMORY_LIST_EVERY reads
- * (every read while the application is starting): /eal/heap_list and /eal/memzone_list. Only
- * now and then: /eal/memzone_info,<id> of the memzones that are new since the last list (at
- * most STATS_MEMZONE_INFO_PER_READ a read), and /mempool/list and /ring/list when the
- * memzone list changed (every mempool and every ring reserves a memzone), when the
- * application restarted, when a listed object has gone, and every STATS_MEMORY_RELIST reads.
+ * the mempool list) and (DPDK >= 24.03) /ring/info,<name> of each ring. Every
+ * STATS_MEMORY_LIST_EVERY reads (every read while the application is starting): /eal/heap_list and
+ * /eal/memzone_list. Only now and then: /eal/memzone_info,<id> of the memzones that are new since
+ * the last list (at most STATS_MEMZONE_INFO_PER_READ a read), and /mempool/list and /ring/list when
+ * the memzone list changed (every mempool and every ring reserves a memzone), when the application
+ * restarted, when a listed object has gone, and every STATS_MEMORY_RELIST reads.
  */
 #ifndef STATS_MEMORY_H
 #define STATS_MEMORY_H

@@ -99,6 +99,11 @@ struct port_state {
 	bool hide_zero; /* ask /ethdev/xstats with hide_zero=true (DPDK >= 23.03) */
 	struct dtel_xstats known; /* with hide_zero: every counter of the port seen so far */
 	bool basic_done, queues_done; /* this read: dispatched from the xstats already */
+	/* What XStats does with each counter of the last reply (enum xstat_kind), kept while
+	 * the reply has the same names (their hash): see xstat_kinds(). */
+	uint8_t *xkinds;
+	size_t nxkinds;
+	uint64_t xnames_hash;
 	bool have_link; /* link_speed below is of the last /ethdev/link_status */
 	double link_speed; /* -1: the application did not know it */
 	cdtime_t link_next; /* LinkInterval: when to ask /ethdev/link_status again */
@@ -479,6 +484,68 @@ basic_from_xstats(struct stats_instance *si, struct port_state *ps, const struct
 	}
 }
 
+enum xstat_kind { XSTAT_LEFT_OUT, XSTAT_DERIVE, XSTAT_GAUGE };
+
+static enum xstat_kind
+xstat_kind(const struct stats_instance *si, const char *name)
+{
+	if (!dtp_globs_pass(&si->o->include, &si->o->exclude, name))
+		return XSTAT_LEFT_OUT;
+	return xstat_is_gauge(&si->o->xgauge, name) ? XSTAT_GAUGE : XSTAT_DERIVE;
+}
+
+/*
+ * The kind of each counter of @x, from the port's cache when the names are those of its last
+ * reply (FNV-1a of them all, in order): matching every name against XStatsInclude,
+ * XStatsExclude and XStatsGauge at every read cost 3 % of collectd's CPU at 32 ports. NULL
+ * without memory (then each name is matched).
+ */
+static const uint8_t *
+xstat_kinds(const struct stats_instance *si, struct port_state *ps, const struct dtel_xstats *x)
+{
+	uint64_t h = 14695981039346656037ULL;
+	uint8_t *k;
+
+	for (size_t i = 0; i < x->n; i++)
+		for (const char *c = x->v[i].name;; c++) {
+			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+			if (*c == '\0')
+				break;
+		}
+	if (ps->xkinds != NULL && ps->nxkinds == x->n && ps->xnames_hash == h)
+		return ps->xkinds;
+	k = realloc(ps->xkinds, x->n + 1);
+	if (k == NULL)
+		return NULL;
+	for (size_t i = 0; i < x->n; i++)
+		k[i] = (uint8_t)xstat_kind(si, x->v[i].name);
+	ps->xkinds = k;
+	ps->nxkinds = x->n;
+	ps->xnames_hash = h;
+	return k;
+}
+
+/* xstat-<name> (DERIVE) and xstat_gauge-<name> (XStatsGauge) of a port. */
+static void
+dispatch_xstats(struct stats_instance *si, struct port_state *ps, const struct dtp_id *id,
+	const struct dtel_xstats *x)
+{
+	const uint8_t *kinds = xstat_kinds(si, ps, x);
+
+	for (size_t i = 0; i < x->n; i++) {
+		const struct dtel_xstat *e = &x->v[i];
+		enum xstat_kind k = kinds != NULL ? kinds[i] : xstat_kind(si, e->name);
+		double g;
+
+		if (k == XSTAT_DERIVE) {
+			derive(si, id, "xstat", e->name, &e->value, 1);
+		} else if (k == XSTAT_GAUGE) {
+			g = (double)e->value;
+			dtp_gauge(id, "xstat_gauge", e->name, &g, 1);
+		}
+	}
+}
+
 /*
  * XStats, and the generic and per-queue counters (BasicStats, PerQueue) from the same reply:
  * one request per port. Not asked with XStats false unless PerQueue needs it.
@@ -524,10 +591,7 @@ read_xstats(
 	}
 	if (!si->globs_checked)
 		check_globs(si, ps, &x);
-	for (size_t i = 0; i < x.n; i++)
-		if (dtp_globs_pass(&si->o->include, &si->o->exclude, x.v[i].name) &&
-			!xstat_gauge(&si->o->xgauge, id, &x.v[i]))
-			derive(si, id, "xstat", x.v[i].name, &x.v[i].value, 1);
+	dispatch_xstats(si, ps, id, &x);
 	dtel_xstats_clear(&x);
 }
 
@@ -1087,8 +1151,10 @@ instance_free(void *p)
 		return;
 	dtp_instances_remove(&instances, si);
 	dtp_target_fini(&si->t);
-	for (size_t i = 0; i < si->nports; i++)
+	for (size_t i = 0; i < si->nports; i++) {
 		dtel_xstats_clear(&si->ports[i].known);
+		free(si->ports[i].xkinds);
+	}
 	free(si->ports);
 	free(si->port_ids);
 	free(si->lcores);

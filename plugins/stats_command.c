@@ -566,15 +566,3 @@ xstat_is_gauge(const struct dtp_globs *gauges, const char *name)
 			return true;
 	return false;
 }
-
-bool
-xstat_gauge(const struct dtp_globs *gauges, const struct dtp_id *id, const struct dtel_xstat *x)
-{
-	double v;
-
-	if (!xstat_is_gauge(gauges, x->name))
-		return false;
-	v = (double)x->value;
-	dtp_gauge(id, "xstat_gauge", x->name, &v, 1);
-	return true;
-}

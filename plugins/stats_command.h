@@ -83,12 +83,4 @@ void stats_commands_read(const struct stats_cmds *cmds, struct stats_cmd_state *
 /** Whether the extended counter @name is dispatched as a GAUGE (type xstat_gauge). */
 bool xstat_is_gauge(const struct dtp_globs *gauges, const char *name);
 
-/**
- * An extended counter that XStatsGauge (@gauges) names is dispatched here, GAUGE
- * xstat_gauge-<name> with the identifiers of @id: true. false: not one of them, the caller
- * dispatches it as a counter.
- */
-bool xstat_gauge(
-	const struct dtp_globs *gauges, const struct dtp_id *id, const struct dtel_xstat *x);
-
 #endif

@@ -111,25 +111,48 @@ hold_slot(void)
 	return &held[nheld++];
 }
 
+/* @src into @dst of @size bytes, cut to fit: sstrncpy() would also zero the rest of @dst. */
+static void
+copy_name(char *dst, const char *src, size_t size)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* Every field of @vl set, none zeroed first: 700 bytes a value list, 700 of them a read at 32
+ * ports (host "" and interval 0 are collectd's: its hostname, the plugin's interval). */
+static void
+fill_vl(value_list_t *vl, const struct dtp_id *id, const char *type, const char *type_instance,
+	value_t *v, size_t n)
+{
+	vl->values = v;
+	vl->values_len = n;
+	vl->time = id->time;
+	vl->interval = 0;
+	vl->host[0] = '\0';
+	copy_name(vl->plugin, id->plugin, sizeof(vl->plugin));
+	copy_name(vl->plugin_instance, id->plugin_instance, sizeof(vl->plugin_instance));
+	copy_name(vl->type, type, sizeof(vl->type));
+	copy_name(vl->type_instance, type_instance != NULL ? type_instance : "",
+		sizeof(vl->type_instance));
+	vl->meta = NULL;
+}
+
 static int
 dispatch(const struct dtp_id *id, const char *type, const char *type_instance, value_t *v, size_t n)
 {
-	value_list_t vl = VALUE_LIST_INIT;
+	value_list_t vl;
 	struct held *h;
 
-	vl.values = v;
-	vl.values_len = n;
-	vl.time = id->time;
-	sstrncpy(vl.plugin, id->plugin, sizeof(vl.plugin));
-	sstrncpy(vl.plugin_instance, id->plugin_instance, sizeof(vl.plugin_instance));
-	sstrncpy(vl.type, type, sizeof(vl.type));
-	if (type_instance != NULL)
-		sstrncpy(vl.type_instance, type_instance, sizeof(vl.type_instance));
 	h = n <= sizeof(h->v) / sizeof(h->v[0]) ? hold_slot() : NULL;
-	if (h == NULL)
+	if (h == NULL) {
+		fill_vl(&vl, id, type, type_instance, v, n);
 		return plugin_dispatch_values(&vl);
-	h->vl = vl;
+	}
 	memcpy(h->v, v, n * sizeof(*v));
+	fill_vl(&h->vl, id, type, type_instance, h->v, n);
 	return 0;
 }
 

@@ -30,6 +30,9 @@ void module_register(void);
  * at every read). */
 static unsigned int reads;
 
+/* From the second read on, /ethdev/xstats has the same counters in another order. */
+static bool reorder_xstats;
+
 /*
  * The replies of a DPDK 22.11 application (tests/data/dpdk-22.11, recorded), dpdktel-fwd's
  * /fwd/lcores (tests/data/fwd/lcores.json, the shape of fwd/telemetry.c) and /fwd/metrics
@@ -62,6 +65,10 @@ handler(struct fake_server *fs, unsigned int conn, const char *req, struct fake_
 		o->data = fs_golden("dpdk-22.11/ethdev_info-0.json", &o->len);
 	/* ENA's conntrack_allowance_available (drivers/net/ena/ena_ethdev.c) is a level: it
 	 * falls as connections are tracked. */
+	else if (IS("/ethdev/xstats") && reorder_xstats && r >= 2)
+		o->data = fs_printf("{\"/ethdev/xstats\":{\"tx_pp_jitter\":7,"
+				    "\"conntrack_allowance_available\":40,\"rx_good_packets\":%u}}",
+			1000 * r);
 	else if (IS("/ethdev/xstats"))
 		o->data = fs_printf("{\"/ethdev/xstats\":{\"rx_good_packets\":%u,"
 				    "\"conntrack_allowance_available\":%u,\"tx_pp_jitter\":7}}",
@@ -129,6 +136,7 @@ setup(void **state)
 	fc_reset();
 	fc_load(module_register);
 	__atomic_store_n(&reads, 0, __ATOMIC_SEQ_CST);
+	reorder_xstats = false;
 	return 0;
 }
 
@@ -414,6 +422,24 @@ config_errors_name_key_value_and_expectation(void **state)
 	start_app(false);
 }
 
+/* Which counters are gauges is kept per port while the names stay the same: the same names
+ * in another order are matched again. */
+static void
+xstat_gauge_follows_reordered_counters(void **state)
+{
+	(void)state;
+	reorder_xstats = true;
+	start_app(false);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	assert_true(must_find(PI ".port0", "xstat_gauge", "tx_pp_jitter")->v[0].gauge == 7);
+	assert_true(must_find(PI ".port0", "xstat", "rx_good_packets")->v[0].derive == 2000);
+	assert_null(fc_find(PI ".port0", "xstat", "tx_pp_jitter"));
+	assert_null(fc_find(PI ".port0", "xstat_gauge", "rx_good_packets"));
+}
+
 /* A gauge xstat that goes down goes out as GAUGE xstat_gauge, the others as before. */
 static void
 xstat_gauge_goes_down(void **state)
@@ -479,6 +505,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			config_errors_name_key_value_and_expectation, setup, teardown),
 		cmocka_unit_test_setup_teardown(xstat_gauge_goes_down, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			xstat_gauge_follows_reordered_counters, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			xstats_gauge_option_replaces_default, setup, teardown),
 	};

@@ -116,6 +116,11 @@ struct lcore_state {
 	char info_ti[DATA_MAX_NAME_LEN]; /* lcore_info's type instance; "": none */
 };
 
+/* Ports whose /ethdev/xstats (and /ethdev/link_status when due) go out together: the
+ * application's telemetry thread then answers them back to back, without collectd's work on
+ * each reply in between, which costs it about a third less CPU (docs/performance.md). */
+#define PREFETCH_PORTS 16
+
 struct stats_instance {
 	struct dtp_target t;
 	const struct stats_opts *o;
@@ -147,6 +152,16 @@ struct stats_instance {
 	bool relist_ports; /* a port answered null: maybe gone */
 	bool on_listed; /* this read uses the list of an earlier read */
 	bool stale; /* ... and a reply of it came from another process */
+
+	/* The port requests of the next PREFETCH_PORTS ports, sent at once (prefetch());
+	 * query() hands their replies out. */
+	struct prefetched {
+		char cmd[96];
+		struct dtel_reply reply;
+		int result; /* -ECANCELED: never answered, asked again by query() */
+		bool taken;
+	} pre[2 * PREFETCH_PORTS];
+	size_t npre;
 };
 
 /* At most one /ethdev/list a second, and one at every read of an application still starting
@@ -174,6 +189,33 @@ same_connection(struct stats_instance *si, bool any_conn)
 	return (any_conn || st.connects == si->t.connects) && st.generation == si->t.generation;
 }
 
+/* The reply prefetch() got for @cmd, as dtp_query() would give it (it has been counted);
+ * -ECANCELED when there is none. */
+static int
+take_prefetched(struct stats_instance *si, const char *cmd, struct dtel_reply *r)
+{
+	for (size_t i = 0; i < si->npre; i++) {
+		struct prefetched *p = &si->pre[i];
+
+		if (p->taken || p->result == -ECANCELED || strcmp(p->cmd, cmd) != 0)
+			continue;
+		p->taken = true;
+		*r = p->reply;
+		memset(&p->reply, 0, sizeof(p->reply));
+		return p->result;
+	}
+	return -ECANCELED;
+}
+
+/* Release what prefetch() got and no reader took. */
+static void
+prefetch_release(struct stats_instance *si)
+{
+	for (size_t i = 0; i < si->npre; i++)
+		dtel_reply_release(&si->pre[i].reply);
+	si->npre = 0;
+}
+
 /*
  * One request of the current read. After a failure of the connection (a timeout, -EBUSY, a
  * closed or refused connection, garbage) the rest of the read sends nothing: a hung
@@ -185,9 +227,12 @@ query(struct stats_instance *si, const char *cmd, struct dtel_reply *r)
 {
 	int ret;
 
-	if (si->halted)
+	/* Replies prefetched before a failure are handed out, as if asked before it. */
+	ret = take_prefetched(si, cmd, r);
+	if (ret == -ECANCELED && si->halted)
 		return -ECANCELED;
-	ret = dtp_query(&si->t, cmd, r);
+	if (ret == -ECANCELED)
+		ret = dtp_query(&si->t, cmd, r);
 	if (ret < 0 && ret != -ENODATA && ret != -EMSGSIZE)
 		si->halted = true;
 	if (ret == -ENODATA && strncmp(cmd, "/ethdev/", 8) == 0 && strchr(cmd, ',') != NULL)
@@ -546,6 +591,20 @@ dispatch_xstats(struct stats_instance *si, struct port_state *ps, const struct d
 	}
 }
 
+/* Whether the port's /ethdev/xstats is asked: XStats, or PerQueue where they serve. */
+static bool
+xstats_wanted(struct stats_instance *si, struct port_state *ps)
+{
+	return si->o->xstats || (si->o->basic && si->o->per_queue && xqueues_usable(si, ps));
+}
+
+/* The port's /ethdev/xstats request, with hide_zero=true where maybe_hide_zero() chose it. */
+static void
+xstats_request(const struct port_state *ps, char *buf, size_t size)
+{
+	snprintf(buf, size, "/ethdev/xstats,%u%s", ps->id, ps->hide_zero ? ",hide_zero=true" : "");
+}
+
 /*
  * XStats, and the generic and per-queue counters (BasicStats, PerQueue) from the same reply:
  * one request per port. Not asked with XStats false unless PerQueue needs it.
@@ -556,18 +615,13 @@ read_xstats(
 {
 	struct dtel_xstats x;
 	struct dtel_reply r;
-	char hz[96];
+	char req[96];
 	int ret;
 
-	if (!si->o->xstats && !(si->o->basic && si->o->per_queue && xqueues_usable(si, ps)))
+	if (!xstats_wanted(si, ps))
 		return;
-	if (ps->hide_zero) {
-		snprintf(hz, sizeof(hz), "%s,%u,hide_zero=true", cmd, ps->id);
-		ret = query(si, hz, &r);
-	} else {
-		ret = query_id(si, cmd, ps->id, &r);
-	}
-	if (ret < 0)
+	xstats_request(ps, req, sizeof(req));
+	if (query(si, req, &r) < 0)
 		return;
 	ret = dtel_parse_xstats(&r, &x);
 	dtel_reply_release(&r);
@@ -595,6 +649,13 @@ read_xstats(
 	dtel_xstats_clear(&x);
 }
 
+/* Whether the port's link is asked at this read (LinkInterval). */
+static bool
+link_due(const struct stats_instance *si, const struct port_state *ps, cdtime_t now)
+{
+	return !ps->have_link || si->o->link_interval <= 0 || now >= ps->link_next;
+}
+
 /* link_speed; with LinkInterval, asked only when that long has passed since the port's last
  * answer, and the speed of that answer dispatched at the reads between (no series stops). */
 static void
@@ -605,7 +666,7 @@ read_link(
 	struct dtel_reply r;
 	int ret;
 
-	if (ps->have_link && si->o->link_interval > 0 && id->time < ps->link_next) {
+	if (!link_due(si, ps, id->time)) {
 		if (ps->link_speed >= 0)
 			gauge(id, "link_speed", NULL, ps->link_speed);
 		return;
@@ -1069,14 +1130,64 @@ list_ports(struct stats_instance *si, cdtime_t now, long *ret_old_pid, bool *ret
 	return 0;
 }
 
+/*
+ * Send the /ethdev/xstats of ports port_ids[from, to) and the /ethdev/link_status that are
+ * due, all at once, for their readers to take (query()). Nothing when the read has failed or
+ * the ports' state cannot be had: the readers then ask one request at a time.
+ */
+static void
+prefetch(struct stats_instance *si, int from, int to, cdtime_t now)
+{
+	const char *cmds[2 * PREFETCH_PORTS];
+	struct dtel_reply replies[2 * PREFETCH_PORTS];
+	int results[2 * PREFETCH_PORTS];
+	size_t n = 0;
+
+	for (int i = from; i < to && !si->halted; i++) {
+		struct port_state *ps;
+
+		if (!dtp_ports_has(&si->o->ports, si->port_ids[i]))
+			continue;
+		ps = port_state(si, si->port_ids[i]);
+		if (ps == NULL)
+			continue;
+		if (xstats_wanted(si, ps))
+			xstats_request(ps, si->pre[n++].cmd, sizeof(si->pre[0].cmd));
+		if (link_due(si, ps, now))
+			snprintf(si->pre[n++].cmd, sizeof(si->pre[0].cmd), "/ethdev/link_status,%u",
+				ps->id);
+	}
+	if (n < 2)
+		return; /* nothing to gain */
+	for (size_t i = 0; i < n; i++)
+		cmds[i] = si->pre[i].cmd;
+	dtp_query_many(&si->t, cmds, n, replies, results);
+	for (size_t i = 0; i < n; i++) {
+		si->pre[i].reply = replies[i];
+		si->pre[i].result = results[i];
+		si->pre[i].taken = false;
+		/* The connection failed there: nothing more is sent in this read (query()). */
+		if (results[i] < 0 && results[i] != -ENODATA && results[i] != -EMSGSIZE &&
+			results[i] != -ECANCELED)
+			si->halted = true;
+	}
+	si->npre = n;
+}
+
 static void
 read_ports(struct stats_instance *si, cdtime_t now)
 {
 	for (size_t i = 0; i < si->nports; i++)
 		si->ports[i].seen = false;
-	for (int i = 0; i < si->nport_ids && !si->stale; i++)
-		if (dtp_ports_has(&si->o->ports, si->port_ids[i]))
-			read_port(si, si->port_ids[i], now);
+	for (int i = 0; i < si->nport_ids && !si->stale; i += PREFETCH_PORTS) {
+		int to = si->nport_ids - i > PREFETCH_PORTS ? i + PREFETCH_PORTS : si->nport_ids;
+
+		prefetch(si, i, to, now);
+		for (int j = i; j < to && !si->stale; j++)
+			if (dtp_ports_has(&si->o->ports, si->port_ids[j]))
+				read_port(si, si->port_ids[j], now);
+		prefetch_release(si);
+	}
 }
 
 /* Everything but the ports, after them. */

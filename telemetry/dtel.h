@@ -268,6 +268,25 @@ const char *dtel_shared_path(const struct dtel_shared *shared);
 int dtel_shared_query(
 	struct dtel_shared *shared, const char *cmd, int timeout_ms, struct dtel_reply *ret_reply);
 
+/** The most requests dtel_shared_query_many() keeps unanswered at a time. */
+#define DTEL_QUERY_MANY_WINDOW_MAX 64
+
+/**
+ * Several requests over the shared connection in one go: up to @window (1 to
+ * DTEL_QUERY_MANY_WINDOW_MAX) are sent before their replies are read, in order. The
+ * application's telemetry thread answers them one after another, without waiting for this
+ * process between two (DPDK reads one request per read() from its SOCK_SEQPACKET socket,
+ * lib/telemetry/telemetry.c client_handler), which costs it less CPU than the same requests
+ * one at a time. For each i, ret_results[i] is what dtel_shared_query() would have returned
+ * for cmds[i], and ret_replies[i] is the caller's on 0 (dtel_reply_release()); -ECANCELED:
+ * never answered, because the connection ended at an earlier request (that one has the
+ * error). Each reply must come within @timeout_ms of the previous one. Returns 0 when
+ * requests went out, else what kept any from going: -EINVAL, -EBUSY, -EAGAIN (backing off),
+ * or the connect's error (then every result is -ECANCELED).
+ */
+int dtel_shared_query_many(struct dtel_shared *shared, const char *const *cmds, size_t n,
+	unsigned int window, int timeout_ms, struct dtel_reply *ret_replies, int *ret_results);
+
 /** Copy the state of @shared into *ret_status. */
 void dtel_shared_status(struct dtel_shared *shared, struct dtel_shared_status *ret_status);
 

@@ -54,6 +54,19 @@ int dtel__check_request(const char *req, size_t *ret_cmd_len);
 int dtel__session_query(struct dtel_session *s, const char *cmd, int timeout_ms,
 	struct dtel_reply *ret_reply, bool *ret_sent);
 
+/**
+ * @n requests over an open session, at most @window of them unanswered at a time (the
+ * application's telemetry thread reads one request at a time and answers each in order;
+ * SOCK_SEQPACKET keeps the requests apart). ret_results[i]: 0 (ret_replies[i] then owned by
+ * the caller), -ENODATA, -ENOMEM, or the error that ended the connection for the request it
+ * met; -ECANCELED for those after it, never answered. Each reply must come within
+ * @timeout_ms of the previous one. Returns 0, or the error that ended the connection
+ * (dropped then); *ret_sent: how many requests went out (0 with -ECONNRESET: none ran).
+ */
+int dtel__session_query_many(struct dtel_session *s, const char *const *cmds, size_t n,
+	unsigned int window, int timeout_ms, struct dtel_reply *ret_replies, int *ret_results,
+	size_t *ret_sent);
+
 /** Open with an absolute CLOCK_MONOTONIC deadline instead of a timeout. */
 int dtel__session_open_until(const char *path, uint64_t deadline_ns, struct dtel_session **ret);
 

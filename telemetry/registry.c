@@ -334,3 +334,49 @@ dtel_shared_query(
 	pthread_mutex_unlock(&shared->req_lock);
 	return ret;
 }
+
+int
+dtel_shared_query_many(struct dtel_shared *shared, const char *const *cmds, size_t n,
+	unsigned int window, int timeout_ms, struct dtel_reply *ret_replies, int *ret_results)
+{
+	uint64_t deadline_ns;
+	size_t sent = 0;
+	int ret;
+
+	if (shared == NULL || cmds == NULL || ret_replies == NULL || ret_results == NULL ||
+		timeout_ms <= 0 || window == 0 || window > DTEL_QUERY_MANY_WINDOW_MAX)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		memset(&ret_replies[i], 0, sizeof(ret_replies[i]));
+		ret_results[i] = -ECANCELED;
+	}
+	if (n == 0)
+		return 0;
+	deadline_ns = dtel__now_ns() + (uint64_t)timeout_ms * 1000000u;
+	if (lock_until(&shared->req_lock, deadline_ns) < 0)
+		return -EBUSY;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		ret = ensure_connected(shared, deadline_ns);
+		if (ret < 0)
+			break;
+		ret = dtel__session_query_many(shared->session, cmds, n, window,
+			ms_until(deadline_ns), ret_replies, ret_results, &sent);
+		if (ret == -EINVAL)
+			break;
+		if (dtel__error_closes(ret))
+			close_session(shared);
+		/* As dtel_shared_query(): closed before anything went out, reconnect once. */
+		if (ret == -ECONNRESET && sent == 0 && attempt == 0)
+			continue;
+		break;
+	}
+	if (ret == 0) {
+		shared->failures = 0;
+		set_status(shared, 0, true);
+	} else if (ret != -EAGAIN && ret != -ENOMEM && ret != -EINVAL) {
+		set_status(shared, ret, shared->session != NULL);
+	}
+	pthread_mutex_unlock(&shared->req_lock);
+	/* Nothing asked: the caller's own requests will say why. */
+	return sent == 0 && ret < 0 ? ret : 0;
+}

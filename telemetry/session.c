@@ -455,6 +455,128 @@ out:
 	return ret;
 }
 
+/* Pipelined requests (dtel__session_query_many) ------------------------------------------ */
+
+struct many {
+	struct dtel_session *s;
+	const char *const *cmds;
+	size_t n, sent, got;
+	unsigned int window;
+	struct dtel_reply *replies;
+	int *results;
+};
+
+/* Send what the window allows. 0, or -errno of a send that failed (not EAGAIN). */
+static int
+many_send(struct many *m)
+{
+	while (m->sent < m->n && m->sent - m->got < m->window) {
+		size_t len = strlen(m->cmds[m->sent]);
+
+		if (send(m->s->fd, m->cmds[m->sent], len, MSG_NOSIGNAL | MSG_DONTWAIT) ==
+			(ssize_t)len) {
+			m->sent++;
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN)
+			return 0; /* the socket buffer is full: poll for POLLOUT */
+		return errno == EPIPE || errno == ENOTCONN || errno == ECONNRESET ? -ECONNRESET
+										  : -errno;
+	}
+	return 0;
+}
+
+/* Receive the reply to m->cmds[m->got], if one is there. 1: received (its result stored), 0:
+ * none yet, or a -errno that ends the connection. */
+static int
+many_recv(struct many *m)
+{
+	struct dtel_session *s = m->s;
+	struct iovec iov = {.iov_base = s->buf, .iov_len = s->buf_size};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+	size_t cmd_len;
+	ssize_t n;
+	int ret;
+
+	n = recvmsg(s->fd, &msg, MSG_DONTWAIT);
+	if (n == 0)
+		return -ECONNRESET;
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0
+			: errno == ECONNRESET            ? -ECONNRESET
+							 : -errno;
+	if ((msg.msg_flags & MSG_TRUNC) || (size_t)n > s->greeting.max_output_len)
+		return -EMSGSIZE;
+	(void)dtel__check_request(m->cmds[m->got], &cmd_len);
+	ret = check_reply(s->buf, (size_t)n, m->cmds[m->got], cmd_len);
+	if (ret == 0)
+		ret = copy_reply(s, (size_t)n, &m->replies[m->got]);
+	if (ret == -EPROTO)
+		return ret; /* not the reply to this request: out of step */
+	m->results[m->got++] = ret;
+	return 1;
+}
+
+/* Until every reply is in, each within @timeout_ms of the previous one. 0 or -errno. */
+static int
+many_run(struct many *m, int timeout_ms)
+{
+	uint64_t deadline_ns = dtel__now_ns() + (uint64_t)timeout_ms * 1000000u;
+
+	while (m->got < m->n) {
+		struct pollfd p = {.fd = m->s->fd, .events = POLLIN};
+		int ret = many_send(m);
+
+		if (ret < 0)
+			return ret;
+		if (m->sent < m->n && m->sent - m->got < m->window)
+			p.events |= POLLOUT;
+		ret = poll(&p, 1, dtel__ms_left(deadline_ns));
+		if (ret < 0 && errno != EINTR)
+			return -errno;
+		if (ret == 0)
+			return -ETIMEDOUT;
+		while (m->got < m->n && (ret = many_recv(m)) == 1)
+			deadline_ns = dtel__now_ns() + (uint64_t)timeout_ms * 1000000u;
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+int
+dtel__session_query_many(struct dtel_session *s, const char *const *cmds, size_t n,
+	unsigned int window, int timeout_ms, struct dtel_reply *ret_replies, int *ret_results,
+	size_t *ret_sent)
+{
+	struct many m = {s, cmds, n, 0, 0, window, ret_replies, ret_results};
+	size_t cmd_len;
+	int ret;
+
+	*ret_sent = 0;
+	if (s == NULL || cmds == NULL || ret_replies == NULL || ret_results == NULL ||
+		timeout_ms <= 0 || window == 0)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (dtel__check_request(cmds[i], &cmd_len) < 0)
+			return -EINVAL;
+		memset(&ret_replies[i], 0, sizeof(ret_replies[i]));
+		ret_results[i] = -ECANCELED;
+	}
+	if (s->fd < 0)
+		return -ENOTCONN;
+	ret = many_run(&m, timeout_ms);
+	*ret_sent = m.sent;
+	/* The request that was waiting for its reply, or that could not be sent. */
+	if (ret < 0 && m.got < n)
+		ret_results[m.got] = ret;
+	if (dtel__error_closes(ret))
+		drop_connection(s);
+	return ret;
+}
+
 int
 dtel_query(
 	struct dtel_session *session, const char *cmd, int timeout_ms, struct dtel_reply *ret_reply)

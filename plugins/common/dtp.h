@@ -255,6 +255,18 @@ void dtp_target_fini(struct dtp_target *t);
  */
 int dtp_query(struct dtp_target *t, const char *cmd, struct dtel_reply *ret);
 
+/* Requests dtp_query_many() keeps unanswered at a time. */
+#define DTP_QUERY_WINDOW 32
+
+/**
+ * dtp_query() of @n requests at once (dtel_shared_query_many()): ret_results[i] and ret[i]
+ * are what dtp_query() would have given for cmds[i], and counted as it counts them (when none
+ * could be sent, the first has the error: -EAGAIN, -EBUSY, the connect's); -ECANCELED: never
+ * answered (the connection ended at an earlier one), not counted. Returns 0.
+ */
+int dtp_query_many(struct dtp_target *t, const char *const *cmds, size_t n, struct dtel_reply *ret,
+	int *ret_results);
+
 /**
  * A reply that arrived but cannot be used (@err: -EPROTO from a parser: cut or malformed
  * JSON, nesting too deep, a counter that is negative or not an integer; -ERANGE: a counter

@@ -146,27 +146,14 @@ dtp_bad_reply(struct dtp_target *t, const char *what, int err, uint64_t n)
 	log_bad_reply(t, what, err);
 }
 
-int
-dtp_query(struct dtp_target *t, const char *cmd, struct dtel_reply *ret)
+/* Count a sent request's outcome @r, and note what it says of the application. */
+static int
+account(struct dtp_target *t, const char *cmd, int r, const struct dtel_reply *reply)
 {
-	int r = dtel_shared_query(t->sh, cmd, t->timeout_ms, ret);
-
-	/* Not sent (reconnecting backs off after a refused connect, maybe the other plugin's):
-	 * not a request sent, but one without an answer, and the application is down for the
-	 * reason of that refusal: this plugin says so once as well. */
-	if (r == -EAGAIN) {
-		struct dtel_shared_status st;
-
-		t->failed++;
-		dtel_shared_status(t->sh, &st);
-		if (st.last_error < 0 && st.last_error != -EAGAIN)
-			note_down(t, cmd, st.last_error);
-		return r;
-	}
 	t->sent++;
 	if (r == 0) {
 		note_up(t);
-		if (ret->flags & DTEL_F_NEAR_LIMIT)
+		if (reply->flags & DTEL_F_NEAR_LIMIT)
 			t->truncated++;
 		return 0;
 	}
@@ -182,6 +169,49 @@ dtp_query(struct dtp_target *t, const char *cmd, struct dtel_reply *ret)
 	}
 	note_down(t, cmd, r);
 	return r;
+}
+
+/* Not sent (reconnecting backs off after a refused connect, maybe the other plugin's): not a
+ * request sent, but one without an answer, and the application is down for the reason of
+ * that refusal: this plugin says so once as well. */
+static int
+unsent(struct dtp_target *t, const char *cmd)
+{
+	struct dtel_shared_status st;
+
+	t->failed++;
+	dtel_shared_status(t->sh, &st);
+	if (st.last_error < 0 && st.last_error != -EAGAIN)
+		note_down(t, cmd, st.last_error);
+	return -EAGAIN;
+}
+
+int
+dtp_query(struct dtp_target *t, const char *cmd, struct dtel_reply *ret)
+{
+	int r = dtel_shared_query(t->sh, cmd, t->timeout_ms, ret);
+
+	return r == -EAGAIN ? unsent(t, cmd) : account(t, cmd, r, ret);
+}
+
+int
+dtp_query_many(struct dtp_target *t, const char *const *cmds, size_t n, struct dtel_reply *ret,
+	int *ret_results)
+{
+	int r = dtel_shared_query_many(
+		t->sh, cmds, n, DTP_QUERY_WINDOW, t->timeout_ms, ret, ret_results);
+
+	if (n == 0)
+		return 0;
+	/* None went out: the first one failed as dtp_query() would have failed it. */
+	if (r < 0) {
+		ret_results[0] = r == -EAGAIN ? unsent(t, cmds[0]) : account(t, cmds[0], r, NULL);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (ret_results[i] != -ECANCELED)
+			account(t, cmds[i], ret_results[i], &ret[i]);
+	return 0;
 }
 
 int

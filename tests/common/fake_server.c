@@ -42,6 +42,7 @@ struct fake_server {
 	unsigned int busy; /* connections now answering */
 	unsigned int closed; /* connections whose thread has ended */
 	bool overlap;
+	bool pipelined;
 };
 
 char *
@@ -151,8 +152,18 @@ send_greeting(struct fake_server *fs, int fd)
 	send(fd, buf, strlen(buf), MSG_NOSIGNAL);
 }
 
-/* Serve one request; false when the connection is over. */
-static bool
+/* What a connection does after a request. */
+enum conn_next {
+	CONN_GO,
+	CONN_END,
+	/* A request not answered: DPDK's callback for it never returned, and the connection's
+	 * thread (lib/telemetry/telemetry.c client_handler, one request at a time) reads no
+	 * other request of it: nothing more is answered on this connection. */
+	CONN_STUCK,
+};
+
+/* Serve one request. */
+static enum conn_next
 serve_one(struct conn *c)
 {
 	struct fake_server *fs = c->fs;
@@ -162,10 +173,10 @@ serve_one(struct conn *c)
 	ssize_t n;
 
 	if (!wait_readable(c->fd, fs->stop_pipe[0]))
-		return false;
+		return CONN_END;
 	n = recv(c->fd, req, sizeof(req) - 1, 0);
 	if (n <= 0)
-		return false;
+		return CONN_END;
 	req[n] = '\0';
 	pthread_mutex_lock(&fs->lock);
 	fs->requests++;
@@ -176,10 +187,11 @@ serve_one(struct conn *c)
 	(fs->cfg.handler ? fs->cfg.handler : default_handler)(fs, c->id, req, &out, fs->cfg.arg);
 	if (out.delay_ms > 0)
 		sleep_ms(out.delay_ms);
-	/* A second request on the same connection before this reply is an overlap too. */
+	/* A second request on the same connection before this reply: pipelined (DPDK answers
+	 * it after this one, on this connection's thread). */
 	if (poll(&p, 1, 0) > 0 && (p.revents & POLLIN)) {
 		pthread_mutex_lock(&fs->lock);
-		fs->overlap = true;
+		fs->pipelined = true;
 		pthread_mutex_unlock(&fs->lock);
 	}
 	if (out.action != FAKE_SILENT && out.data != NULL)
@@ -188,7 +200,9 @@ serve_one(struct conn *c)
 	pthread_mutex_lock(&fs->lock);
 	fs->busy--;
 	pthread_mutex_unlock(&fs->lock);
-	return out.action != FAKE_CLOSE;
+	return out.action == FAKE_CLOSE     ? CONN_END
+		: out.action == FAKE_SILENT ? CONN_STUCK
+					    : CONN_GO;
 }
 
 static void *
@@ -196,12 +210,18 @@ conn_main(void *arg)
 {
 	struct conn *c = arg;
 	struct fake_server *fs = c->fs;
+	enum conn_next next = CONN_END;
+	char buf[2048];
 
 	if (fs->cfg.close_at_accept)
 		goto out;
 	if (!fs->cfg.no_greeting)
 		send_greeting(fs, c->fd);
-	while (serve_one(c))
+	while ((next = serve_one(c)) == CONN_GO)
+		;
+	/* Stuck: until the client gives up, what it sends is left unanswered. */
+	while (next == CONN_STUCK && wait_readable(c->fd, fs->stop_pipe[0]) &&
+		recv(c->fd, buf, sizeof(buf), 0) > 0)
 		;
 out:
 	shutdown(c->fd, SHUT_RDWR);
@@ -415,6 +435,17 @@ fs_closed(struct fake_server *fs)
 	n = fs->closed;
 	pthread_mutex_unlock(&fs->lock);
 	return n;
+}
+
+bool
+fs_saw_pipelined(struct fake_server *fs)
+{
+	bool o;
+
+	pthread_mutex_lock(&fs->lock);
+	o = fs->pipelined;
+	pthread_mutex_unlock(&fs->lock);
+	return o;
 }
 
 bool

@@ -17,7 +17,7 @@
 /** What the server does with one request. */
 enum fake_action {
 	FAKE_REPLY, /* send reply (len bytes; len 0 = strlen) */
-	FAKE_SILENT, /* send nothing, keep the connection */
+	FAKE_SILENT, /* send nothing, keep the connection, answer nothing more on it */
 	FAKE_CLOSE, /* send the reply, if any, then close the connection */
 };
 
@@ -65,8 +65,11 @@ unsigned int fs_requests(struct fake_server *fs);
 unsigned int fs_connections(struct fake_server *fs);
 /** Connections the server has closed so far. */
 unsigned int fs_closed(struct fake_server *fs);
-/** True when a request arrived while another one was being answered on any connection. */
+/** True when a request arrived while one of another connection was being answered (what
+ * DPDK before 26.07 can mix up: its parser's state is shared between connections). */
 bool fs_saw_overlap(struct fake_server *fs);
+/** True when a request arrived on a connection before its previous one was answered. */
+bool fs_saw_pipelined(struct fake_server *fs);
 
 /** Helper for handlers: a malloc'ed printf. */
 char *fs_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -122,6 +122,158 @@ query_echo(struct dtel_shared *sh, int timeout_ms)
 	return ret;
 }
 
+/* /echo,<x> answers "<x>"; /silent never answers (its callback hangs: nothing more is
+ * answered on that connection, tests/common/fake_server.c CONN_STUCK). */
+static void
+h_echo_or_silent(
+	struct fake_server *fs, unsigned int c, const char *req, struct fake_reply *o, void *a)
+{
+	(void)fs, (void)c, (void)a;
+	if (strcmp(req, "/silent") == 0)
+		o->action = FAKE_SILENT;
+	else if (strncmp(req, "/echo,", 6) == 0)
+		o->data = fs_printf("{\"/echo\":\"%s\"}", req + 6);
+	else
+		o->data = fs_printf("{\"%.*s\":null}", (int)strcspn(req, ","), req);
+}
+
+#define MANY 40
+
+/* More requests than the window: each reply in its place, sent ahead of the replies. */
+static void
+many_replies_in_order(void **state)
+{
+	struct fake_config cfg = {.handler = h_echo_slow};
+	struct fake_server *fs = fs_start_path(&cfg);
+	char cmds[MANY][32];
+	const char *p[MANY];
+	struct dtel_reply r[MANY];
+	int res[MANY];
+	struct dtel_shared *sh;
+
+	(void)state;
+	for (int i = 0; i < MANY; i++) {
+		snprintf(cmds[i], sizeof(cmds[i]), i == 7 ? "/nothing" : "/echo,%d", i);
+		p[i] = cmds[i];
+	}
+	assert_int_equal(dtel_shared_get(fs_path(fs), &sh), 0);
+	assert_int_equal(dtel_shared_query_many(sh, p, MANY, 8, 2000, r, res), 0);
+	for (int i = 0; i < MANY; i++) {
+		char want[48];
+
+		snprintf(want, sizeof(want), "{\"/echo\":\"%d\"}", i);
+		assert_int_equal(res[i], i == 7 ? -ENODATA : 0);
+		if (i != 7)
+			assert_string_equal(r[i].json, want);
+		dtel_reply_release(&r[i]);
+	}
+	assert_int_equal(fs_requests(fs), MANY);
+	assert_true(fs_saw_pipelined(fs));
+	assert_false(fs_saw_overlap(fs));
+	assert_int_equal(fs_connections(fs), 1);
+	assert_int_equal(dtel_shared_query_many(sh, p, 1, 0, 2000, r, res), -EINVAL);
+	assert_int_equal(
+		dtel_shared_query_many(sh, p, 1, DTEL_QUERY_MANY_WINDOW_MAX + 1, 2000, r, res),
+		-EINVAL);
+	dtel_shared_put(sh);
+	fs_stop(fs);
+}
+
+/* A request that is never answered: those before it have their replies, it times out,
+ * those after it were never answered; the next request reconnects. */
+static void
+many_stops_at_a_hung_request(void **state)
+{
+	struct fake_config cfg = {.handler = h_echo_or_silent};
+	struct fake_server *fs = fs_start_path(&cfg);
+	const char *p[] = {"/echo,a", "/echo,b", "/silent", "/echo,c", "/echo,d"};
+	struct dtel_reply r[5];
+	struct dtel_shared_status st;
+	struct dtel_shared *sh;
+	int res[5];
+
+	(void)state;
+	assert_int_equal(dtel_shared_get(fs_path(fs), &sh), 0);
+	assert_int_equal(dtel_shared_query_many(sh, p, 5, 4, 200, r, res), 0);
+	assert_int_equal(res[0], 0);
+	assert_string_equal(r[1].json, "{\"/echo\":\"b\"}");
+	assert_int_equal(res[2], -ETIMEDOUT);
+	assert_int_equal(res[3], -ECANCELED);
+	assert_int_equal(res[4], -ECANCELED);
+	assert_null(r[3].json);
+	dtel_reply_release(&r[0]);
+	dtel_reply_release(&r[1]);
+	dtel_shared_status(sh, &st);
+	assert_int_equal(st.last_error, -ETIMEDOUT);
+	assert_false(st.connected);
+	assert_int_equal(query_echo(sh, 500), 0);
+	assert_int_equal(fs_connections(fs), 2);
+	dtel_shared_put(sh);
+	fs_stop(fs);
+}
+
+/* Threads mixing single requests and batches on one shared connection get their own
+ * answers: a batch holds the connection until its last reply. */
+static void *
+many_worker(void *arg)
+{
+	struct worker *w = arg;
+
+	for (int i = 0; i < 10; i++) {
+		char cmds[4][32], want[48];
+		const char *p[4];
+		struct dtel_reply r[4];
+		int res[4];
+
+		for (int k = 0; k < 4; k++) {
+			snprintf(cmds[k], sizeof(cmds[k]), "/echo,%d-%d-%d", w->id, i, k);
+			p[k] = cmds[k];
+		}
+		if (dtel_shared_query_many(w->sh, p, 4, 4, 5000, r, res) < 0) {
+			w->failed++;
+			continue;
+		}
+		for (int k = 0; k < 4; k++) {
+			snprintf(want, sizeof(want), "{\"/echo\":\"%d-%d-%d\"}", w->id, i, k);
+			if (res[k] != 0)
+				w->failed++;
+			else if (strcmp(r[k].json, want) != 0)
+				w->wrong++;
+			dtel_reply_release(&r[k]);
+		}
+	}
+	return NULL;
+}
+
+static void
+many_and_single_from_threads(void **state)
+{
+	struct fake_config cfg = {.handler = h_echo_slow};
+	struct fake_server *fs = fs_start_path(&cfg);
+	struct worker w[4];
+	pthread_t t[4];
+
+	(void)state;
+	assert_non_null(fs);
+	for (int i = 0; i < 4; i++) {
+		w[i] = (struct worker){.id = i};
+		assert_int_equal(dtel_shared_get(fs_path(fs), &w[i].sh), 0);
+		assert_int_equal(
+			pthread_create(&t[i], NULL, i % 2 ? many_worker : worker_main, &w[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(w[i].failed, 0);
+		assert_int_equal(w[i].wrong, 0);
+	}
+	assert_int_equal(fs_requests(fs), 2 * PER_THREAD + 2 * 40);
+	assert_false(fs_saw_overlap(fs));
+	assert_int_equal(fs_connections(fs), 1);
+	for (int i = 0; i < 4; i++)
+		dtel_shared_put(w[i].sh);
+	fs_stop(fs);
+}
+
 /* Application a (then b, the same socket path) in a new temp dir, and a shared session. */
 static struct fake_server *
 start_in_tmpdir(char *dir, char *path, size_t size, struct fake_config *a, struct fake_config *b,
@@ -519,6 +671,9 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(eight_threads_get_their_own_answers),
 		cmocka_unit_test(same_path_same_session),
+		cmocka_unit_test(many_replies_in_order),
+		cmocka_unit_test(many_stops_at_a_hung_request),
+		cmocka_unit_test(many_and_single_from_threads),
 		cmocka_unit_test(restart_changes_generation),
 		cmocka_unit_test(reconnect_same_pid_keeps_generation),
 		cmocka_unit_test(absent_socket_reports_enoent),

@@ -294,13 +294,74 @@ ms_until(uint64_t deadline_ns)
 	return ms > 0 ? ms : 1;
 }
 
+/* One attempt of a request (or a batch) over an open session; *ret_sent: whether anything
+ * went out. */
+typedef int (*attempt_fn)(struct dtel_session *s, int timeout_ms, void *ctx, bool *ret_sent);
+
+/*
+ * Under the request lock: connect when needed, then @fn; a connection found closed before
+ * anything went out (the application restarted between two requests) is reopened once, as
+ * nothing has run yet. Then the shared status says how it went (@ok: the result was an
+ * answer). Returns @fn's result, or the lock's or the connect's error; *ret_sent as @fn's.
+ */
+static int
+locked_attempts(struct dtel_shared *sh, int timeout_ms, attempt_fn fn, void *ctx, bool (*ok)(int),
+	bool *ret_sent)
+{
+	uint64_t deadline_ns = dtel__now_ns() + (uint64_t)timeout_ms * 1000000u;
+	int ret;
+
+	*ret_sent = false;
+	if (lock_until(&sh->req_lock, deadline_ns) < 0)
+		return -EBUSY;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		ret = ensure_connected(sh, deadline_ns);
+		if (ret < 0)
+			break;
+		ret = fn(sh->session, ms_until(deadline_ns), ctx, ret_sent);
+		if (dtel__error_closes(ret))
+			close_session(sh);
+		if (ret == -ECONNRESET && !*ret_sent && attempt == 0)
+			continue;
+		break;
+	}
+	if (ok(ret)) {
+		sh->failures = 0;
+		set_status(sh, 0, true);
+	} else if (ret != -EAGAIN && ret != -ENOMEM) {
+		set_status(sh, ret, sh->session != NULL);
+	}
+	pthread_mutex_unlock(&sh->req_lock);
+	return ret;
+}
+
+struct one {
+	const char *cmd;
+	struct dtel_reply *reply;
+};
+
+static int
+attempt_one(struct dtel_session *s, int timeout_ms, void *ctx, bool *ret_sent)
+{
+	struct one *o = ctx;
+
+	return dtel__session_query(s, o->cmd, timeout_ms, o->reply, ret_sent);
+}
+
+/* A null reply is an answer: the application is there. */
+static bool
+answered_one(int ret)
+{
+	return ret == 0 || ret == -ENODATA;
+}
+
 int
 dtel_shared_query(
 	struct dtel_shared *shared, const char *cmd, int timeout_ms, struct dtel_reply *ret_reply)
 {
-	bool sent = false;
-	uint64_t deadline_ns;
+	struct one o = {cmd, ret_reply};
 	size_t cmd_len;
+	bool sent;
 	int ret;
 
 	if (shared == NULL || ret_reply == NULL || timeout_ms <= 0)
@@ -308,75 +369,57 @@ dtel_shared_query(
 	ret = dtel__check_request(cmd, &cmd_len);
 	if (ret < 0)
 		return ret;
-	deadline_ns = dtel__now_ns() + (uint64_t)timeout_ms * 1000000u;
-	if (lock_until(&shared->req_lock, deadline_ns) < 0)
-		return -EBUSY;
-	for (int attempt = 0; attempt < 2; attempt++) {
-		ret = ensure_connected(shared, deadline_ns);
-		if (ret < 0)
-			break;
-		ret = dtel__session_query(
-			shared->session, cmd, ms_until(deadline_ns), ret_reply, &sent);
-		if (dtel__error_closes(ret))
-			close_session(shared);
-		/* Closed before our request went out: the application restarted between two
-		 * requests. Reconnect once; the request has not run yet. */
-		if (ret == -ECONNRESET && !sent && attempt == 0)
-			continue;
-		break;
-	}
-	if (ret == 0 || ret == -ENODATA) {
-		shared->failures = 0;
-		set_status(shared, 0, true);
-	} else if (ret != -EAGAIN && ret != -ENOMEM) {
-		set_status(shared, ret, shared->session != NULL);
-	}
-	pthread_mutex_unlock(&shared->req_lock);
+	return locked_attempts(shared, timeout_ms, attempt_one, &o, answered_one, &sent);
+}
+
+struct many_args {
+	const char *const *cmds;
+	size_t n;
+	unsigned int window;
+	struct dtel_reply *replies;
+	int *results;
+};
+
+static int
+attempt_many(struct dtel_session *s, int timeout_ms, void *ctx, bool *ret_sent)
+{
+	struct many_args *m = ctx;
+	size_t sent;
+	int ret = dtel__session_query_many(
+		s, m->cmds, m->n, m->window, timeout_ms, m->replies, m->results, &sent);
+
+	*ret_sent = sent > 0;
 	return ret;
+}
+
+/* Every reply came (each its own result); an error ended the connection otherwise. */
+static bool
+answered_many(int ret)
+{
+	return ret == 0;
 }
 
 int
 dtel_shared_query_many(struct dtel_shared *shared, const char *const *cmds, size_t n,
 	unsigned int window, int timeout_ms, struct dtel_reply *ret_replies, int *ret_results)
 {
-	uint64_t deadline_ns;
-	size_t sent = 0;
+	struct many_args m = {cmds, n, window, ret_replies, ret_results};
+	size_t cmd_len;
+	bool sent;
 	int ret;
 
 	if (shared == NULL || cmds == NULL || ret_replies == NULL || ret_results == NULL ||
 		timeout_ms <= 0 || window == 0 || window > DTEL_QUERY_MANY_WINDOW_MAX)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++) {
+		if (dtel__check_request(cmds[i], &cmd_len) < 0)
+			return -EINVAL;
 		memset(&ret_replies[i], 0, sizeof(ret_replies[i]));
 		ret_results[i] = -ECANCELED;
 	}
 	if (n == 0)
 		return 0;
-	deadline_ns = dtel__now_ns() + (uint64_t)timeout_ms * 1000000u;
-	if (lock_until(&shared->req_lock, deadline_ns) < 0)
-		return -EBUSY;
-	for (int attempt = 0; attempt < 2; attempt++) {
-		ret = ensure_connected(shared, deadline_ns);
-		if (ret < 0)
-			break;
-		ret = dtel__session_query_many(shared->session, cmds, n, window,
-			ms_until(deadline_ns), ret_replies, ret_results, &sent);
-		if (ret == -EINVAL)
-			break;
-		if (dtel__error_closes(ret))
-			close_session(shared);
-		/* As dtel_shared_query(): closed before anything went out, reconnect once. */
-		if (ret == -ECONNRESET && sent == 0 && attempt == 0)
-			continue;
-		break;
-	}
-	if (ret == 0) {
-		shared->failures = 0;
-		set_status(shared, 0, true);
-	} else if (ret != -EAGAIN && ret != -ENOMEM && ret != -EINVAL) {
-		set_status(shared, ret, shared->session != NULL);
-	}
-	pthread_mutex_unlock(&shared->req_lock);
+	ret = locked_attempts(shared, timeout_ms, attempt_many, &m, answered_many, &sent);
 	/* Nothing asked: the caller's own requests will say why. */
-	return sent == 0 && ret < 0 ? ret : 0;
+	return !sent && ret < 0 ? ret : 0;
 }

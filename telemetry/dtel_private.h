@@ -55,6 +55,14 @@ int dtel__session_query(struct dtel_session *s, const char *cmd, int timeout_ms,
 	struct dtel_reply *ret_reply, bool *ret_sent);
 
 /**
+ * The checks of dtel_shared_query_many()'s arguments (every request as
+ * dtel__check_request() wants it), and every result -ECANCELED with an empty reply.
+ * 0 or -EINVAL.
+ */
+int dtel__many_prepare(const char *const *cmds, size_t n, unsigned int window, int timeout_ms,
+	struct dtel_reply *ret_replies, int *ret_results);
+
+/**
  * @n requests over an open session, at most @window of them unanswered at a time (the
  * application's telemetry thread reads one request at a time and answers each in order;
  * SOCK_SEQPACKET keeps the requests apart). ret_results[i]: 0 (ret_replies[i] then owned by

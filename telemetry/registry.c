@@ -404,19 +404,12 @@ dtel_shared_query_many(struct dtel_shared *shared, const char *const *cmds, size
 	unsigned int window, int timeout_ms, struct dtel_reply *ret_replies, int *ret_results)
 {
 	struct many_args m = {cmds, n, window, ret_replies, ret_results};
-	size_t cmd_len;
 	bool sent;
 	int ret;
 
-	if (shared == NULL || cmds == NULL || ret_replies == NULL || ret_results == NULL ||
-		timeout_ms <= 0 || window == 0 || window > DTEL_QUERY_MANY_WINDOW_MAX)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		if (dtel__check_request(cmds[i], &cmd_len) < 0)
-			return -EINVAL;
-		memset(&ret_replies[i], 0, sizeof(ret_replies[i]));
-		ret_results[i] = -ECANCELED;
-	}
+	ret = dtel__many_prepare(cmds, n, window, timeout_ms, ret_replies, ret_results);
+	if (ret < 0 || shared == NULL)
+		return ret < 0 ? ret : -EINVAL;
 	if (n == 0)
 		return 0;
 	ret = locked_attempts(shared, timeout_ms, attempt_many, &m, answered_many, &sent);

@@ -564,17 +564,13 @@ many_run(struct many *m, int timeout_ms)
 }
 
 int
-dtel__session_query_many(struct dtel_session *s, const char *const *cmds, size_t n,
-	unsigned int window, int timeout_ms, struct dtel_reply *ret_replies, int *ret_results,
-	size_t *ret_sent)
+dtel__many_prepare(const char *const *cmds, size_t n, unsigned int window, int timeout_ms,
+	struct dtel_reply *ret_replies, int *ret_results)
 {
-	struct many m = {s, cmds, n, 0, 0, window, ret_replies, ret_results};
 	size_t cmd_len;
-	int ret;
 
-	*ret_sent = 0;
-	if (s == NULL || cmds == NULL || ret_replies == NULL || ret_results == NULL ||
-		timeout_ms <= 0 || window == 0 || window > DTEL_QUERY_MANY_WINDOW_MAX)
+	if (cmds == NULL || ret_replies == NULL || ret_results == NULL || timeout_ms <= 0 ||
+		window == 0 || window > DTEL_QUERY_MANY_WINDOW_MAX)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++) {
 		if (dtel__check_request(cmds[i], &cmd_len) < 0)
@@ -582,6 +578,21 @@ dtel__session_query_many(struct dtel_session *s, const char *const *cmds, size_t
 		memset(&ret_replies[i], 0, sizeof(ret_replies[i]));
 		ret_results[i] = -ECANCELED;
 	}
+	return 0;
+}
+
+int
+dtel__session_query_many(struct dtel_session *s, const char *const *cmds, size_t n,
+	unsigned int window, int timeout_ms, struct dtel_reply *ret_replies, int *ret_results,
+	size_t *ret_sent)
+{
+	struct many m = {s, cmds, n, 0, 0, window, ret_replies, ret_results};
+	int ret;
+
+	*ret_sent = 0;
+	ret = dtel__many_prepare(cmds, n, window, timeout_ms, ret_replies, ret_results);
+	if (ret < 0 || s == NULL)
+		return ret < 0 ? ret : -EINVAL;
 	if (s->fd < 0)
 		return -ENOTCONN;
 	ret = many_run(&m, timeout_ms);

@@ -275,9 +275,6 @@ int dtp_query_many(struct dtp_target *t, const char *const *cmds, size_t n, stru
  */
 void dtp_bad_reply(struct dtp_target *t, const char *what, int err, uint64_t n);
 
-/** dtp_query() with "<name>,<id>". */
-int dtp_query_id(struct dtp_target *t, const char *name, unsigned int id, struct dtel_reply *ret);
-
 /**
  * After a successful request: whether the application restarted since the last call (the
  * greeting's pid changed). *ret_old_pid gets the previous pid. Also counts reconnects and

@@ -214,15 +214,6 @@ dtp_query_many(struct dtp_target *t, const char *const *cmds, size_t n, struct d
 	return 0;
 }
 
-int
-dtp_query_id(struct dtp_target *t, const char *name, unsigned int id, struct dtel_reply *ret)
-{
-	char cmd[96];
-
-	snprintf(cmd, sizeof(cmd), "%s,%u", name, id);
-	return dtp_query(t, cmd, ret);
-}
-
 static bool
 read_line(const char *path, char *buf, size_t size)
 {

@@ -248,6 +248,10 @@ sim_handler(
 		sim.link_queries++;
 	else if (IS("/"))
 		o->data = root();
+	else if (IS("/info")) /* lib/telemetry/telemetry.c json_info(), every release */
+		o->data = fs_printf("{\"/info\":{\"version\":\"DPDK 22.11.11\",\"pid\":%ld,"
+				    "\"max_output_len\":16384}}",
+			(long)getpid());
 	else if (IS("/ethdev/list") && (poll_begins(), true))
 		o->data = fs_printf("{\"/ethdev/list\":[%s]}",
 			sim.nports == 1           ? "0"
@@ -403,10 +407,12 @@ start_plugin(const char *opts)
 {
 	char text[1024];
 
+	/* Polls every 5 ms of a fake whose replies take a millisecond would be over the
+	 * default budget: these tests are of the events, the budget's have it set. */
 	snprintf(text, sizeof(text),
-		"PollInterval 0.005\nFlapWindow 1\n%s\n<Instance \"edge1\">\n SocketPath \"%s\"\n"
-		"</Instance>\n",
-		opts ? opts : "", path);
+		"PollInterval 0.005\nFlapWindow 1\n%s\n%s\n<Instance \"edge1\">\n"
+		" SocketPath \"%s\"\n</Instance>\n",
+		opts && strstr(opts, "MaxAppLoad") ? "" : "MaxAppLoad 50", opts ? opts : "", path);
 	assert_int_equal(fc_configure("dpdktel_events", text), 0);
 	if (fc_init() != 0) {
 		fc_dump_logs();

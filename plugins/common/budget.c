@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * MaxAppLoad: what both plugins together may cost an application's telemetry thread. Each
+ * periodic kind of work registers a class with the application's shared session
+ * (libdpdktel shares the budget between the classes of both plugins); a class whose rounds
+ * would take more than its share runs less often, with one log line when it stretches and one
+ * when it is back (docs/dpdktel_events.md, "The load on the application").
+ */
+#include <errno.h>
+
+#include "dtp.h"
+
+/* Hysteresis of the log lines: stretched at 1.5 times the wanted interval, back at 1.1. */
+#define STRETCHED 1.5
+#define BACK 1.1
+
+int
+dtp_budget_init(struct dtp_budget *b, const struct dtp_target *t, const char *what)
+{
+	*b = (struct dtp_budget){.t = t, .what = what};
+	return dtel_shared_class_new(t->sh, &b->cls);
+}
+
+void
+dtp_budget_fini(struct dtp_budget *b)
+{
+	dtel_shared_class_free(b->cls);
+	b->cls = NULL;
+}
+
+static void
+say(const struct dtp_budget *b, uint64_t want_ns, double max_load_pct)
+{
+	const struct dtp_target *t = b->t;
+
+	if (b->stretched)
+		plugin_log(LOG_INFO,
+			"%s plugin: DPDK application '%s': %s every %.3g s instead of %.3g s, to "
+			"keep what both dpdktel plugins cost its telemetry thread within "
+			"MaxAppLoad "
+			"%g %% of one core (its replies are slow: see docs/dpdktel_events.md)",
+			t->plugin, t->name, b->what, (double)b->interval_ns / 1e9,
+			(double)want_ns / 1e9, max_load_pct);
+	else
+		plugin_log(LOG_INFO, "%s plugin: DPDK application '%s': %s every %.3g s again",
+			t->plugin, t->name, b->what, (double)b->interval_ns / 1e9);
+}
+
+uint64_t
+dtp_budget_plan(struct dtp_budget *b, uint64_t round_ns, uint64_t want_ns, double max_load_pct)
+{
+	if (b->cls == NULL)
+		return b->interval_ns = want_ns;
+	b->interval_ns = dtel_shared_class_plan(b->cls, round_ns, want_ns, max_load_pct / 100);
+	if (!b->stretched && (double)b->interval_ns >= STRETCHED * (double)want_ns) {
+		b->stretched = true;
+		say(b, want_ns, max_load_pct);
+	} else if (b->stretched && (double)b->interval_ns <= BACK * (double)want_ns) {
+		b->stretched = false;
+		say(b, want_ns, max_load_pct);
+	}
+	return b->interval_ns;
+}

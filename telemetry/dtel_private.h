@@ -64,6 +64,9 @@ struct dtel__io {
 	 * could start on it: its send, or the previous reply), and their count. */
 	uint64_t service_ns;
 	size_t answered;
+	/* When not NULL: the time of the i-th request answered goes to sample_ns[i] (room for
+	 * every request of the call). */
+	uint64_t *sample_ns;
 };
 
 /** dtel__session_query_many() stopped early for dtel__io.yield: every request sent is answered. */

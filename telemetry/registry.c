@@ -14,9 +14,13 @@
  * not the application), unless the request it waited behind has itself gone unanswered that
  * long (-ETIMEDOUT: the application does not answer).
  *
- * Each request's service time (the application's time on it) is added up per second for
- * dtel_shared_load(), and the periodic rounds of the plugins (classes) are given intervals
- * that keep their load on the application within the smallest budget among them.
+ * What each command costs the application is learnt from its service times (the time from
+ * when the application could start on a request to its reply): the mean of the last
+ * COST_SAMPLES without their slowest quarter, because on a busy host a reply sometimes waits
+ * for a CPU, and that is not time the application spent on us. Each request is then counted at its
+ * command's cost, per second, for dtel_shared_load(), and the periodic rounds of the plugins
+ * (classes) are given intervals that keep their load on the application within the smallest budget
+ * among them.
  *
  * state_lock guards everything of the queue, the load and the classes, and is never held
  * across I/O, so dtel_shared_status() answers at once even while a request is waiting. The
@@ -48,6 +52,20 @@
  * comes meanwhile waits behind all of it. */
 #define BACKLOG_NS (500ull * 1000u)
 
+/* Service times kept per command, and commands kept per shared session (least recently used
+ * out). */
+#define COST_SAMPLES 16
+#define COST_CMDS 32
+
+/* What one command costs the application. */
+struct cmd_cost {
+	char name[DTEL__COMMAND_MAX]; /* "": a free slot */
+	uint32_t ns[COST_SAMPLES]; /* the last service times (ns, at most ~4.3 s) */
+	unsigned int n, next;
+	uint64_t used; /* for least recently used */
+	uint64_t est; /* mean of ns[] without its slowest quarter */
+};
+
 /* Which socket file a path names: inode and change time (a new socket, or new permissions). */
 struct sock_id {
 	dev_t dev;
@@ -61,6 +79,7 @@ struct dtel_shared_class {
 	double budget; /* fraction of one core */
 	double round_ns; /* smoothed cost of one round, 0: not known yet */
 	uint64_t want_ns;
+	uint64_t interval_ns; /* the last one given, 0: none yet */
 	double alloc; /* scratch of plan() */
 	bool done; /* scratch of plan() */
 };
@@ -86,7 +105,8 @@ struct dtel_shared {
 	unsigned int polls;
 	/* When the application started on the owner's request now awaited (atomic), 0: none. */
 	uint64_t serving_since_ns;
-	double request_ns; /* smoothed service time of one request of a batch, 0: none yet */
+	struct cmd_cost costs[COST_CMDS];
+	uint64_t cost_clock;
 	uint64_t load_ns[LOAD_SECONDS]; /* service time in each of the last seconds */
 	uint64_t load_sec; /* the second load_ns[load_sec % LOAD_SECONDS] is of */
 	struct dtel_shared_class *classes;
@@ -384,29 +404,141 @@ take_turn(struct dtel_shared *sh, struct dtel_request *rq, uint64_t deadline_ns)
 	return ret;
 }
 
-/* Account the service time of what the owner asked, and give the connection back. */
+/* Costs ------------------------------------------------------------------------------------ */
+
+/* The command of request @req ("/ethdev/xstats" of "/ethdev/xstats,3") into @buf. */
 static void
-give_turn(struct dtel_shared *sh, const struct dtel__io *io, bool batch)
+command_of(const char *req, char *buf)
 {
-	uint64_t sec = dtel__now_ns() / 1000000000u;
+	size_t n = strcspn(req, ",");
+
+	n = n < DTEL__COMMAND_MAX - 1 ? n : DTEL__COMMAND_MAX - 1;
+	memcpy(buf, req, n);
+	buf[n] = '\0';
+}
+
+/* Under state_lock: the cost entry of @cmd, NULL when unknown (@make: a slot for it, the
+ * least recently used one when all are taken). */
+static struct cmd_cost *
+cost_of(struct dtel_shared *sh, const char *cmd, bool make)
+{
+	struct cmd_cost *lru = &sh->costs[0];
+
+	for (int i = 0; i < COST_CMDS; i++) {
+		struct cmd_cost *c = &sh->costs[i];
+
+		if (c->name[0] != '\0' && strcmp(c->name, cmd) == 0) {
+			c->used = ++sh->cost_clock;
+			return c;
+		}
+		if (c->used < lru->used)
+			lru = c;
+	}
+	if (!make)
+		return NULL;
+	memset(lru, 0, sizeof(*lru));
+	snprintf(lru->name, sizeof(lru->name), "%s", cmd);
+	lru->used = ++sh->cost_clock;
+	return lru;
+}
+
+/* Add a service time of a command: its estimate becomes the mean of the last ones without
+ * their slowest quarter. */
+static void
+cost_add(struct cmd_cost *c, uint64_t ns)
+{
+	uint32_t v[COST_SAMPLES];
+	unsigned int keep;
+	uint64_t sum = 0;
+
+	c->ns[c->next] = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+	c->next = (c->next + 1) % COST_SAMPLES;
+	if (c->n < COST_SAMPLES)
+		c->n++;
+	memcpy(v, c->ns, sizeof(v));
+	for (unsigned int i = 1; i < c->n; i++)
+		for (unsigned int k = i; k > 0 && v[k - 1] > v[k]; k--) {
+			uint32_t x = v[k];
+
+			v[k] = v[k - 1];
+			v[k - 1] = x;
+		}
+	keep = (3 * c->n + 3) / 4;
+	for (unsigned int i = 0; i < keep; i++)
+		sum += v[i];
+	c->est = sum / keep;
+}
+
+/* The distinct commands of one call, with the sum and count of their service times. */
+#define CALL_CMDS 16
+
+struct call_cmd {
+	char name[DTEL__COMMAND_MAX];
+	uint64_t sum;
+	size_t k;
+};
+
+/*
+ * Under state_lock: learn from the io->answered requests of @cmds just answered (one service
+ * time per command and call: the mean of its requests, because in a batch the time of one
+ * reply depends on when this thread got to read it), and return what they cost by the
+ * estimates. A call of more than CALL_CMDS commands learns of its first CALL_CMDS only.
+ */
+static uint64_t
+learn_costs(struct dtel_shared *sh, const char *const *cmds, const struct dtel__io *io)
+{
+	struct call_cmd cc[CALL_CMDS];
+	size_t n = io->answered, ncc = 0;
+	uint64_t cost = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char name[DTEL__COMMAND_MAX];
+		size_t j = 0;
+
+		command_of(cmds[i], name);
+		while (j < ncc && strcmp(cc[j].name, name) != 0)
+			j++;
+		if (j == ncc) {
+			if (ncc == CALL_CMDS)
+				continue;
+			memcpy(cc[ncc].name, name, sizeof(name));
+			cc[ncc].sum = 0;
+			cc[ncc++].k = 0;
+		}
+		cc[j].sum += io->sample_ns != NULL ? io->sample_ns[i] : io->service_ns / n;
+		cc[j].k++;
+	}
+	for (size_t j = 0; j < ncc; j++) {
+		struct cmd_cost *c = cost_of(sh, cc[j].name, true);
+
+		cost_add(c, cc[j].sum / cc[j].k);
+		cost += c->est * cc[j].k;
+	}
+	return cost;
+}
+
+/*
+ * Give the connection back, with what the owner learnt of the costs of the requests of @cmds
+ * it asked; the requests are counted at those costs in the load. Returns their cost.
+ */
+static uint64_t
+give_turn(struct dtel_shared *sh, const char *const *cmds, const struct dtel__io *io)
+{
+	uint64_t sec = dtel__now_ns() / 1000000000u, cost;
 
 	pthread_mutex_lock(&sh->state_lock);
+	cost = learn_costs(sh, cmds, io);
 	if (sec != sh->load_sec) {
 		for (uint64_t s = sh->load_sec + 1; s <= sec && s <= sh->load_sec + LOAD_SECONDS;
 			s++)
 			sh->load_ns[s % LOAD_SECONDS] = 0;
 		sh->load_sec = sec;
 	}
-	sh->load_ns[sec % LOAD_SECONDS] += io->service_ns;
-	if (batch && io->answered > 0) {
-		double per = (double)io->service_ns / (double)io->answered;
-
-		sh->request_ns =
-			sh->request_ns == 0 ? per : sh->request_ns + (per - sh->request_ns) / 4;
-	}
+	sh->load_ns[sec % LOAD_SECONDS] += cost;
 	sh->busy = false;
 	pthread_cond_broadcast(&sh->turn);
 	pthread_mutex_unlock(&sh->state_lock);
+	return cost;
 }
 
 void
@@ -500,7 +632,8 @@ int
 dtel_shared_request(struct dtel_shared *shared, struct dtel_request *rq, const char *cmd,
 	struct dtel_reply *ret_reply)
 {
-	struct dtel__io io = {.serving_since_ns = &shared->serving_since_ns};
+	uint64_t sample;
+	struct dtel__io io = {.serving_since_ns = &shared->serving_since_ns, .sample_ns = &sample};
 	struct one o = {cmd, ret_reply};
 	uint64_t deadline_ns;
 	size_t cmd_len;
@@ -517,8 +650,7 @@ dtel_shared_request(struct dtel_shared *shared, struct dtel_request *rq, const c
 	if (ret < 0)
 		return ret;
 	ret = owner_attempts(shared, rq->timeout_ms, attempt_one, &o, answered_one, &sent, &io);
-	give_turn(shared, &io, false);
-	rq->service_ns += io.service_ns;
+	rq->service_ns += give_turn(shared, &cmd, &io);
 	return ret;
 }
 
@@ -558,19 +690,30 @@ answered_many(int ret)
 	return ret == 0 || ret == DTEL__YIELDED;
 }
 
-/* What a batch may keep unanswered: @want, fewer when replies are slow (BACKLOG_NS). */
+/*
+ * What a batch of @cmds may keep unanswered: @want, fewer when its requests are slow
+ * (BACKLOG_NS, by the dearest command among its first DTEL_QUERY_MANY_WINDOW_MAX).
+ */
 static unsigned int
-batch_window(struct dtel_shared *sh, unsigned int want)
+batch_window(struct dtel_shared *sh, const char *const *cmds, size_t n, unsigned int want)
 {
-	double per;
+	uint64_t per = 0;
 	unsigned int w;
 
 	pthread_mutex_lock(&sh->state_lock);
-	per = sh->request_ns;
+	for (size_t i = 0; i < n && i < DTEL_QUERY_MANY_WINDOW_MAX; i++) {
+		char name[DTEL__COMMAND_MAX];
+		const struct cmd_cost *c;
+
+		command_of(cmds[i], name);
+		c = cost_of(sh, name, false);
+		if (c != NULL && c->est > per)
+			per = c->est;
+	}
 	pthread_mutex_unlock(&sh->state_lock);
-	if (per <= 0)
+	if (per == 0)
 		return want;
-	w = per >= (double)BACKLOG_NS ? 1 : 1 + (unsigned int)((double)BACKLOG_NS / per);
+	w = per >= BACKLOG_NS ? 1 : 1 + (unsigned int)(BACKLOG_NS / per);
 	return w < want ? w : want;
 }
 
@@ -581,6 +724,7 @@ dtel_shared_request_many(struct dtel_shared *shared, struct dtel_request *rq,
 	struct dtel__io io = {.serving_since_ns = &shared->serving_since_ns,
 		.yield = poll_waiting,
 		.arg = shared};
+	uint64_t *samples;
 	size_t done = 0;
 	bool sent, any = false;
 	int ret;
@@ -592,22 +736,25 @@ dtel_shared_request_many(struct dtel_shared *shared, struct dtel_request *rq,
 		return ret;
 	if (rq->prio == DTEL_PRIO_POLL)
 		io.yield = NULL; /* a poll waits for no one */
+	samples = malloc((n + 1) * sizeof(*samples)); /* NULL: a mean for every command */
 	do {
-		struct many_args m = {cmds + done, n - done, batch_window(shared, rq->window),
-			ret_replies + done, ret_results + done, 0};
+		struct many_args m = {cmds + done, n - done,
+			batch_window(shared, cmds + done, n - done, rq->window), ret_replies + done,
+			ret_results + done, 0};
 
 		ret = take_turn(shared, rq, dtel__now_ns() + (uint64_t)rq->timeout_ms * 1000000u);
 		if (ret < 0)
 			break;
 		io.service_ns = 0;
 		io.answered = 0;
+		io.sample_ns = samples != NULL ? samples + done : NULL;
 		ret = owner_attempts(
 			shared, rq->timeout_ms, attempt_many, &m, answered_many, &sent, &io);
-		give_turn(shared, &io, true);
-		rq->service_ns += io.service_ns;
+		rq->service_ns += give_turn(shared, cmds + done, &io);
 		any |= sent;
 		done += m.sent;
 	} while (ret == DTEL__YIELDED && done < n);
+	free(samples);
 	if (ret == -EBUSY || ret == -ETIMEDOUT || ret == -EAGAIN) {
 		/* Not sent after a yield: the first request left has the reason. */
 		if (any && done < n)
@@ -736,6 +883,7 @@ dtel_shared_class_plan(
 {
 	struct dtel_shared *sh = cls->sh;
 	double budget_min = budget, interval;
+	uint64_t prev;
 
 	pthread_mutex_lock(&sh->state_lock);
 	if (round_ns > 0)
@@ -749,6 +897,14 @@ dtel_shared_class_plan(
 			budget_min = c->budget;
 	share(sh, budget_min);
 	interval = cls->alloc > 0 ? cls->round_ns / cls->alloc : 0;
+	if (interval < (double)want_ns)
+		interval = (double)want_ns;
+	/* At most twice as long as the last time: a cost learnt from a few replies may be
+	 * wrong, and a round run sooner learns more. */
+	prev = cls->interval_ns > want_ns ? cls->interval_ns : want_ns;
+	if (interval > 2.0 * (double)prev)
+		interval = 2.0 * (double)prev;
+	cls->interval_ns = (uint64_t)interval;
 	pthread_mutex_unlock(&sh->state_lock);
-	return interval > (double)want_ns ? (uint64_t)interval : want_ns;
+	return cls->interval_ns;
 }

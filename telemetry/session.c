@@ -432,9 +432,13 @@ io_serving(struct dtel__io *io, uint64_t since_ns)
 static void
 io_answered(struct dtel__io *io, uint64_t since_ns, uint64_t done_ns)
 {
+	uint64_t ns = done_ns > since_ns ? done_ns - since_ns : 0;
+
 	if (io == NULL)
 		return;
-	io->service_ns += done_ns > since_ns ? done_ns - since_ns : 0;
+	if (io->sample_ns != NULL)
+		io->sample_ns[io->answered] = ns;
+	io->service_ns += ns;
 	io->answered++;
 }
 

@@ -10,9 +10,12 @@
 
 #include "dtp.h"
 
-/* Hysteresis of the log lines: stretched at 1.5 times the wanted interval, back at 1.1. */
+/* The log lines: stretched when the interval stays at 1.5 times the wanted one or more for
+ * SETTLE_MS, back when it stays within 1.1 times for as long (costs learnt from replies vary:
+ * an interval near the limit must not log a line at every crossing). */
 #define STRETCHED 1.5
 #define BACK 1.1
+#define SETTLE_MS 10000
 
 int
 dtp_budget_init(struct dtp_budget *b, const struct dtp_target *t, const char *what)
@@ -37,10 +40,10 @@ say(const struct dtp_budget *b, uint64_t want_ns, double max_load_pct)
 		plugin_log(LOG_INFO,
 			"%s plugin: DPDK application '%s': %s every %.3g s instead of %.3g s, to "
 			"keep what both dpdktel plugins cost its telemetry thread within "
-			"MaxAppLoad "
-			"%g %% of one core (its replies are slow: see docs/dpdktel_events.md)",
+			"MaxAppLoad %g %% of one core (one %s costs it %.3g ms; see \"The load on "
+			"the application\" in docs/dpdktel_events.md)",
 			t->plugin, t->name, b->what, (double)b->interval_ns / 1e9,
-			(double)want_ns / 1e9, max_load_pct);
+			(double)want_ns / 1e9, max_load_pct, b->what, (double)b->round_ns / 1e6);
 	else
 		plugin_log(LOG_INFO, "%s plugin: DPDK application '%s': %s every %.3g s again",
 			t->plugin, t->name, b->what, (double)b->interval_ns / 1e9);
@@ -49,14 +52,25 @@ say(const struct dtp_budget *b, uint64_t want_ns, double max_load_pct)
 uint64_t
 dtp_budget_plan(struct dtp_budget *b, uint64_t round_ns, uint64_t want_ns, double max_load_pct)
 {
+	uint64_t now = dtp_now_ms();
+	bool change;
+
 	if (b->cls == NULL)
 		return b->interval_ns = want_ns;
+	if (round_ns > 0)
+		b->round_ns = round_ns;
 	b->interval_ns = dtel_shared_class_plan(b->cls, round_ns, want_ns, max_load_pct / 100);
-	if (!b->stretched && (double)b->interval_ns >= STRETCHED * (double)want_ns) {
-		b->stretched = true;
-		say(b, want_ns, max_load_pct);
-	} else if (b->stretched && (double)b->interval_ns <= BACK * (double)want_ns) {
-		b->stretched = false;
+	change = b->stretched ? (double)b->interval_ns <= BACK * (double)want_ns
+			      : (double)b->interval_ns >= STRETCHED * (double)want_ns;
+	if (!change) {
+		b->change_since_ms = 0;
+		return b->interval_ns;
+	}
+	if (b->change_since_ms == 0)
+		b->change_since_ms = now;
+	if (now - b->change_since_ms >= SETTLE_MS) {
+		b->stretched = !b->stretched;
+		b->change_since_ms = 0;
 		say(b, want_ns, max_load_pct);
 	}
 	return b->interval_ns;

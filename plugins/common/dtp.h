@@ -617,7 +617,9 @@ struct dtp_budget {
 	const struct dtp_target *t;
 	const char *what; /* "link poll", for the log lines */
 	uint64_t interval_ns; /* in force; 0 until the first plan */
+	uint64_t round_ns; /* what the last round cost the application */
 	bool stretched; /* announced */
+	uint64_t change_since_ms; /* since when it is no longer what was announced, 0: it is */
 };
 
 /** Register @b for @t's application. 0 or -errno. */
@@ -628,8 +630,9 @@ void dtp_budget_fini(struct dtp_budget *b);
 /**
  * After a round that cost the application @round_ns (0: none ran), the interval to run the
  * next at: @want_ns, or longer when all the work of both plugins on this application would
- * cost more than @max_load_pct percent of one core. Logs one INFO line when the interval
- * stretches to at least 1.5 times @want_ns and one when it is back within 1.1 times.
+ * cost more than @max_load_pct percent of one core. Logs one INFO line when the interval has
+ * stayed at 1.5 times @want_ns or more for 10 s, and one when it has stayed within 1.1 times
+ * for 10 s.
  */
 uint64_t dtp_budget_plan(
 	struct dtp_budget *b, uint64_t round_ns, uint64_t want_ns, double max_load_pct);

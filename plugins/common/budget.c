@@ -11,11 +11,21 @@
 #include "dtp.h"
 
 /* The log lines: stretched when the interval stays at 1.5 times the wanted one or more for
- * SETTLE_MS, back when it stays within 1.1 times for as long (costs learnt from replies vary:
- * an interval near the limit must not log a line at every crossing). */
+ * ten wanted intervals (at least 1 s, at most 10 s), back when it stays within 1.1 times for
+ * as long (costs learnt from replies vary: an interval near the limit must not log a line at
+ * every crossing). */
 #define STRETCHED 1.5
 #define BACK 1.1
-#define SETTLE_MS 10000
+#define SETTLE_MIN_MS 1000
+#define SETTLE_MAX_MS 10000
+
+static uint64_t
+settle_ms(uint64_t want_ns)
+{
+	uint64_t ms = want_ns / 100000; /* ten intervals */
+
+	return ms < SETTLE_MIN_MS ? SETTLE_MIN_MS : ms > SETTLE_MAX_MS ? SETTLE_MAX_MS : ms;
+}
 
 int
 dtp_budget_init(struct dtp_budget *b, const struct dtp_target *t, const char *what)
@@ -68,7 +78,7 @@ dtp_budget_plan(struct dtp_budget *b, uint64_t round_ns, uint64_t want_ns, doubl
 	}
 	if (b->change_since_ms == 0)
 		b->change_since_ms = now;
-	if (now - b->change_since_ms >= SETTLE_MS) {
+	if (now - b->change_since_ms >= settle_ms(want_ns)) {
 		b->stretched = !b->stretched;
 		b->change_since_ms = 0;
 		say(b, want_ns, max_load_pct);

@@ -631,8 +631,8 @@ void dtp_budget_fini(struct dtp_budget *b);
  * After a round that cost the application @round_ns (0: none ran), the interval to run the
  * next at: @want_ns, or longer when all the work of both plugins on this application would
  * cost more than @max_load_pct percent of one core. Logs one INFO line when the interval has
- * stayed at 1.5 times @want_ns or more for 10 s, and one when it has stayed within 1.1 times
- * for 10 s.
+ * stayed at 1.5 times @want_ns or more for ten @want_ns (at least 1 s, at most 10 s), and one
+ * when it has stayed within 1.1 times for as long.
  */
 uint64_t dtp_budget_plan(
 	struct dtp_budget *b, uint64_t round_ns, uint64_t want_ns, double max_load_pct);

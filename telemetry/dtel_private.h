@@ -104,6 +104,25 @@ int dtel__session_query_many(struct dtel_session *s, const char *const *cmds, si
 	unsigned int window, int timeout_ms, struct dtel_reply *ret_replies, int *ret_results,
 	size_t *ret_sent, struct dtel__io *io);
 
+/**
+ * The thread of application process @pid that serves our connection, opened at
+ * @opened_boot_ns (CLOCK_BOOTTIME): its /proc schedstat path into @buf. -ENOENT when no thread
+ * started after that, or /proc's error (appcpu.c).
+ */
+int dtel__server_thread(long pid, uint64_t opened_boot_ns, char *buf, size_t size);
+
+/** The CPU time (ns) in a /proc schedstat file. 0 or -errno. */
+int dtel__thread_cpu_ns(const char *schedstat, uint64_t *ret_ns);
+
+/** CLOCK_BOOTTIME now, in nanoseconds (the clock of /proc's start times). */
+uint64_t dtel__boottime_ns(void);
+
+/**
+ * Who is at the other end of a session: the process's pid in our pid namespace (SO_PEERCRED;
+ * 0 when unknown) and when we connected (CLOCK_BOOTTIME ns).
+ */
+void dtel__session_peer(const struct dtel_session *s, long *ret_pid, uint64_t *ret_opened_boot_ns);
+
 /** False once an error closed the session's connection (it is of no more use). */
 bool dtel__session_is_open(const struct dtel_session *s);
 

@@ -15,12 +15,13 @@
  * long (-ETIMEDOUT: the application does not answer).
  *
  * What each command costs the application is learnt from its service times (the time from
- * when the application could start on a request to its reply): the mean of the last
- * COST_SAMPLES without their slowest quarter, because on a busy host a reply sometimes waits
- * for a CPU, and that is not time the application spent on us. Each request is then counted at its
- * command's cost, per second, for dtel_shared_load(), and the periodic rounds of the plugins
- * (classes) are given intervals that keep their load on the application within the smallest budget
- * among them.
+ * when the application could start on a request to its reply): the least of the last
+ * COST_SAMPLES, the time of a reply that did not also wait for a CPU (on a busy host it often
+ * does, and that is not time the application spent on us). Where /proc shows the thread of
+ * the application that serves our connection, its CPU time corrects the estimates
+ * (appcpu.c). Each request is then counted at its command's cost, per second, for
+ * dtel_shared_load(), and the periodic rounds of the plugins (classes) are given intervals
+ * that keep their load on the application within the smallest budget among them.
  *
  * state_lock guards everything of the queue, the load and the classes, and is never held
  * across I/O, so dtel_shared_status() answers at once even while a request is waiting. The
@@ -63,7 +64,7 @@ struct cmd_cost {
 	uint32_t ns[COST_SAMPLES]; /* the last service times (ns, at most ~4.3 s) */
 	unsigned int n, next;
 	uint64_t used; /* for least recently used */
-	uint64_t est; /* mean of ns[] without its slowest quarter */
+	uint64_t est; /* the least of ns[] */
 };
 
 /* Which socket file a path names: inode and change time (a new socket, or new permissions). */
@@ -91,6 +92,14 @@ struct dtel_shared {
 
 	/* The owner's (sh->busy): */
 	struct dtel_session *session;
+	/* What our requests really cost: the CPU time of the application's thread that serves
+	 * this connection (appcpu.c; "": not known), against what they cost by the estimates,
+	 * read at most once a second. factor: CPU per estimated ns, what the estimates are
+	 * counted at. */
+	char cpu_path[96];
+	bool cpu_base;
+	uint64_t cpu_ns, cpu_at_ns, est_ns;
+	double factor;
 	unsigned int failures; /* consecutive refused connects */
 	uint64_t retry_at_ns; /* no connect attempt before this */
 	struct sock_id failed_at; /* the socket file at the last failure */
@@ -133,6 +142,7 @@ shared_new(const char *path)
 	if (sh == NULL)
 		return NULL;
 	snprintf(sh->path, sizeof(sh->path), "%s", path); /* checked < DTEL_PATH_MAX */
+	sh->factor = 1;
 	pthread_mutex_init(&sh->state_lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -263,11 +273,29 @@ note_refused(struct dtel_shared *sh)
 	sh->failed_at = now;
 }
 
+/* The owner's, at a new connection: which thread of the application serves it. */
+static void
+find_server_thread(struct dtel_shared *sh)
+{
+	const struct dtel_greeting *g = dtel_session_greeting(sh->session);
+	uint64_t opened;
+	long pid;
+
+	dtel__session_peer(sh->session, &pid, &opened);
+	if (pid <= 0)
+		pid = g->pid; /* SO_PEERCRED said nothing: the greeting's */
+	if (dtel__server_thread(pid, opened, sh->cpu_path, sizeof(sh->cpu_path)) < 0)
+		sh->cpu_path[0] = '\0';
+	sh->cpu_base = false;
+	sh->est_ns = 0;
+}
+
 static void
 note_connect(struct dtel_shared *sh)
 {
 	const struct dtel_greeting *g = dtel_session_greeting(sh->session);
 
+	find_server_thread(sh);
 	pthread_mutex_lock(&sh->state_lock);
 	/* A new pid is a new application: the one place a restart is seen for sure. */
 	if (sh->status.connects == 0 || sh->status.greeting.pid != g->pid)
@@ -442,31 +470,21 @@ cost_of(struct dtel_shared *sh, const char *cmd, bool make)
 	return lru;
 }
 
-/* Add a service time of a command: its estimate becomes the mean of the last ones without
- * their slowest quarter. */
+/* Add a service time of a command: its estimate is the least of the last ones, the time of a
+ * reply that did not also wait for a CPU or for our reading it. */
 static void
 cost_add(struct cmd_cost *c, uint64_t ns)
 {
-	uint32_t v[COST_SAMPLES];
-	unsigned int keep;
-	uint64_t sum = 0;
+	uint32_t least = UINT32_MAX;
 
 	c->ns[c->next] = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
 	c->next = (c->next + 1) % COST_SAMPLES;
 	if (c->n < COST_SAMPLES)
 		c->n++;
-	memcpy(v, c->ns, sizeof(v));
-	for (unsigned int i = 1; i < c->n; i++)
-		for (unsigned int k = i; k > 0 && v[k - 1] > v[k]; k--) {
-			uint32_t x = v[k];
-
-			v[k] = v[k - 1];
-			v[k - 1] = x;
-		}
-	keep = (3 * c->n + 3) / 4;
-	for (unsigned int i = 0; i < keep; i++)
-		sum += v[i];
-	c->est = sum / keep;
+	for (unsigned int i = 0; i < c->n; i++)
+		if (c->ns[i] < least)
+			least = c->ns[i];
+	c->est = least;
 }
 
 /* The distinct commands of one call, with the sum and count of their service times. */
@@ -517,6 +535,42 @@ learn_costs(struct dtel_shared *sh, const char *const *cmds, const struct dtel__
 	return cost;
 }
 
+/* Estimated nanoseconds of ours that one calibration needs: less is too little to weigh. */
+#define CALIBRATE_MIN_NS (1000u * 1000u)
+#define FACTOR_MIN 0.1
+#define FACTOR_MAX 10.0
+
+/*
+ * The owner's: what @est estimated nanoseconds of requests really cost, by the CPU time of the
+ * application's thread that serves us, read at most once a second (a few microseconds each).
+ */
+static uint64_t
+calibrated(struct dtel_shared *sh, uint64_t est)
+{
+	uint64_t now = dtel__now_ns(), cpu;
+	double f;
+
+	sh->est_ns += est;
+	if (sh->cpu_path[0] == '\0' || now < sh->cpu_at_ns + 1000000000u)
+		return (uint64_t)((double)est * sh->factor);
+	if (dtel__thread_cpu_ns(sh->cpu_path, &cpu) < 0) {
+		sh->cpu_path[0] = '\0'; /* the thread has gone: estimates alone */
+		return (uint64_t)((double)est * sh->factor);
+	}
+	if (sh->cpu_base && sh->est_ns < CALIBRATE_MIN_NS)
+		return (uint64_t)((double)est * sh->factor);
+	if (sh->cpu_base && cpu >= sh->cpu_ns) {
+		f = (double)(cpu - sh->cpu_ns) / (double)sh->est_ns;
+		f = f < FACTOR_MIN ? FACTOR_MIN : f > FACTOR_MAX ? FACTOR_MAX : f;
+		sh->factor += (f - sh->factor) / 2;
+	}
+	sh->cpu_base = true;
+	sh->cpu_ns = cpu;
+	sh->cpu_at_ns = now;
+	sh->est_ns = 0;
+	return (uint64_t)((double)est * sh->factor);
+}
+
 /*
  * Give the connection back, with what the owner learnt of the costs of the requests of @cmds
  * it asked; the requests are counted at those costs in the load. Returns their cost.
@@ -528,6 +582,9 @@ give_turn(struct dtel_shared *sh, const char *const *cmds, const struct dtel__io
 
 	pthread_mutex_lock(&sh->state_lock);
 	cost = learn_costs(sh, cmds, io);
+	pthread_mutex_unlock(&sh->state_lock);
+	cost = calibrated(sh, cost);
+	pthread_mutex_lock(&sh->state_lock);
 	if (sec != sh->load_sec) {
 		for (uint64_t s = sh->load_sec + 1; s <= sec && s <= sh->load_sec + LOAD_SECONDS;
 			s++)

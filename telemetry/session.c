@@ -30,6 +30,8 @@
 
 struct dtel_session {
 	int fd;
+	long peer_pid; /* SO_PEERCRED: the application's pid in our pid namespace, 0: unknown */
+	uint64_t opened_boot_ns; /* CLOCK_BOOTTIME just before connect() */
 	struct dtel_greeting greeting;
 	char *buf; /* max_output_len + 2 bytes: one to detect overruns, one for the NUL */
 	size_t buf_size;
@@ -233,8 +235,10 @@ read_greeting(int fd, uint64_t deadline_ns, struct dtel_greeting *ret_greeting)
 
 /* Make a session of a connected socket (owned from here on, also on failure). */
 static int
-session_start(int fd, uint64_t deadline_ns, struct dtel_session **ret)
+session_start(int fd, uint64_t opened_boot_ns, uint64_t deadline_ns, struct dtel_session **ret)
 {
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
 	struct dtel_session *s;
 	int r;
 
@@ -244,6 +248,9 @@ session_start(int fd, uint64_t deadline_ns, struct dtel_session **ret)
 		return -ENOMEM;
 	}
 	s->fd = fd;
+	s->opened_boot_ns = opened_boot_ns;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
+		s->peer_pid = cred.pid;
 	r = read_greeting(fd, deadline_ns, &s->greeting);
 	if (r < 0)
 		goto fail;
@@ -268,18 +275,27 @@ fail:
 int
 dtel__session_open_until(const char *path, uint64_t deadline_ns, struct dtel_session **ret)
 {
+	uint64_t opened = dtel__boottime_ns();
 	int fd = -1, r;
 
 	r = open_socket(path, deadline_ns, &fd);
 	if (r < 0)
 		return r;
-	return session_start(fd, deadline_ns, ret);
+	return session_start(fd, opened, deadline_ns, ret);
 }
 
 int
 dtel__session_attach(int fd, int timeout_ms, struct dtel_session **ret)
 {
-	return session_start(fd, dtel__now_ns() + (uint64_t)timeout_ms * 1000000u, ret);
+	return session_start(
+		fd, dtel__boottime_ns(), dtel__now_ns() + (uint64_t)timeout_ms * 1000000u, ret);
+}
+
+void
+dtel__session_peer(const struct dtel_session *s, long *ret_pid, uint64_t *ret_opened_boot_ns)
+{
+	*ret_pid = s->peer_pid;
+	*ret_opened_boot_ns = s->opened_boot_ns;
 }
 
 int

@@ -65,7 +65,7 @@ dtp_budget_plan(struct dtp_budget *b, uint64_t round_ns, uint64_t want_ns, doubl
 	uint64_t now = dtp_now_ms();
 	bool change;
 
-	if (b->cls == NULL)
+	if (b->cls == NULL || max_load_pct <= 0)
 		return b->interval_ns = want_ns;
 	if (round_ns > 0)
 		b->round_ns = round_ns;

@@ -98,10 +98,11 @@ struct dtp_option {
 		"seconds for one request, more than 0 and at most 60")
 /** MaxAppLoad's default: percent of one core for both plugins together on an application. */
 #define DTP_MAX_APP_LOAD_DEFAULT 1.0
-#define DTP_MAX_APP_LOAD_OPT(st)                                                             \
-	DTP_OPT(st, "MaxAppLoad", DTP_OPT_NUMBER, max_app_load, 0.01, 50,                    \
-		"a percentage of one core from 0.01 to 50: the most time the application's " \
-		"telemetry thread may spend answering both dpdktel plugins")
+#define DTP_MAX_APP_LOAD_OPT(st)                                                          \
+	DTP_OPT(st, "MaxAppLoad", DTP_OPT_NUMBER, max_app_load, 0, 50,                    \
+		"a percentage of one core from 0.01 to 50 (0: no budget): the most time " \
+		"the application's telemetry thread may spend answering both dpdktel "    \
+		"plugins")
 #define DTP_PORTS_OPT(st)                                \
 	DTP_OPT(st, "Ports", DTP_OPT_PORTS, ports, 0, 0, \
 		"\"all\" or a list of port ids below 1024 such as \"0-3,8\"")
@@ -630,9 +631,9 @@ void dtp_budget_fini(struct dtp_budget *b);
 /**
  * After a round that cost the application @round_ns (0: none ran), the interval to run the
  * next at: @want_ns, or longer when all the work of both plugins on this application would
- * cost more than @max_load_pct percent of one core. Logs one INFO line when the interval has
- * stayed at 1.5 times @want_ns or more for ten @want_ns (at least 1 s, at most 10 s), and one
- * when it has stayed within 1.1 times for as long.
+ * cost more than @max_load_pct percent of one core (0: no budget, always @want_ns). Logs one INFO
+ * line when the interval has stayed at 1.5 times @want_ns or more for ten @want_ns (at least 1 s,
+ * at most 10 s), and one when it has stayed within 1.1 times for as long.
  */
 uint64_t dtp_budget_plan(
 	struct dtp_budget *b, uint64_t round_ns, uint64_t want_ns, double max_load_pct);

@@ -361,6 +361,7 @@ app_handler(
 	if (IS("/ethdev/xstats")) {
 		__atomic_add_fetch(&xstats_requests, 1, __ATOMIC_RELAXED);
 		o->delay_ms = a->xstats_delay_ms;
+		o->spin = true; /* a driver that polls its firmware: on the CPU */
 	}
 	if (IS("/ethdev/link_status"))
 		__atomic_add_fetch(&link_requests, 1, __ATOMIC_RELAXED);
@@ -2406,9 +2407,10 @@ budget_stretches_the_reads(void **state)
 	interval_g = saved;
 	v = must_find(PI, "poll_interval", "read");
 	iv = v->v[0].gauge;
-	/* 40 ms a read, 10 %: a read every 0.4 s (it doubles towards it from 0.1 s). */
-	if (iv < 0.3 || iv > 0.6)
-		fail_msg("poll_interval-read %g s: expected about 0.4 s", iv);
+	/* 40 ms a read (and what the fake spends around it), 10 %: a read every 0.4 s or
+	 * more (it doubles towards it from 0.1 s). */
+	if (iv < 0.3 || iv > 2)
+		fail_msg("poll_interval-read %g s: expected 0.4 s or a little more", iv);
 	if (reads > 12)
 		fail_msg("%u of 30 callbacks read the ports: expected about 8", reads);
 	assert_true(reads >= 4);

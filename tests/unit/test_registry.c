@@ -4,6 +4,7 @@
  * reconnection with backoff, restart detection by pid.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -916,6 +918,54 @@ classes_share_the_budget(void **state)
 	dtel_shared_put(sh);
 }
 
+/* Half of each 10 ms reply on the CPU, half asleep (a driver that spins, then waits). */
+static void
+h_half_cpu(struct fake_server *fs, unsigned int c, const char *req, struct fake_reply *o, void *a)
+{
+	struct timespec t0, t;
+
+	(void)fs, (void)c, (void)a, (void)req;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 5000000L);
+	o->delay_ms = 5;
+	o->data = fs_printf("{\"/x\":1}");
+}
+
+/* The CPU time of the application's thread that serves our connection (here the fake's,
+ * in this process) corrects what the service times say: 10 ms replies of 5 ms CPU cost
+ * about 5 ms once a second of them has been weighed. */
+static void
+cpu_time_corrects_the_estimates(void **state)
+{
+	struct fake_config cfg = {.handler = h_half_cpu};
+	struct fake_server *fs = fs_start_path(&cfg);
+	struct dtel_shared *sh;
+	uint64_t end = test_now_ms() + 2500, last = 0;
+	char path[128];
+
+	(void)state;
+	assert_non_null(fs);
+	assert_int_equal(dtel_shared_get(fs_path(fs), &sh), 0);
+	while (test_now_ms() < end) {
+		struct dtel_request rq = {.prio = DTEL_PRIO_READ, .timeout_ms = 1000};
+		struct dtel_reply r;
+
+		assert_int_equal(dtel_shared_request(sh, &rq, "/x", &r), 0);
+		dtel_reply_release(&r);
+		last = rq.service_ns;
+	}
+	if (last < 3000000 || last > 8000000)
+		fail_msg("a 10 ms reply of 5 ms CPU counted %" PRIu64 " ns", last);
+	/* The thread it found is the fake's: one of this process, started after the connect. */
+	assert_int_equal(dtel__server_thread(
+				 getpid(), dtel__boottime_ns() - 3000000000ull, path, sizeof(path)),
+		0);
+	dtel_shared_put(sh);
+	fs_stop(fs);
+}
+
 /* The application accepts but does not greet in time (stopped, busy): not a refusal. */
 static void
 greeting_timeout_does_not_back_off(void **state)
@@ -957,6 +1007,7 @@ main(void)
 		cmocka_unit_test(reads_wait_for_a_poll_in_progress),
 		cmocka_unit_test(service_time_is_measured),
 		cmocka_unit_test(classes_share_the_budget),
+		cmocka_unit_test(cpu_time_corrects_the_estimates),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -81,6 +81,7 @@ struct dtel_shared_class {
 	double round_ns; /* smoothed cost of one round, 0: not known yet */
 	uint64_t want_ns;
 	uint64_t interval_ns; /* the last one given, 0: none yet */
+	unsigned int rounds; /* rounds of known cost so far */
 	double alloc; /* scratch of plan() */
 	bool done; /* scratch of plan() */
 };
@@ -893,6 +894,9 @@ dtel_shared_class_free(struct dtel_shared_class *cls)
 	free(cls);
 }
 
+/* Rounds of a class before its interval may stretch. */
+#define ROUNDS_BEFORE_PLAN 8
+
 /* A class's load at the interval it wants (fraction of one core). */
 static double
 demand(const struct dtel_shared_class *c)
@@ -943,6 +947,8 @@ dtel_shared_class_plan(
 	uint64_t prev;
 
 	pthread_mutex_lock(&sh->state_lock);
+	if (round_ns > 0 && cls->rounds < ROUNDS_BEFORE_PLAN)
+		cls->rounds++;
 	if (round_ns > 0)
 		cls->round_ns = cls->round_ns == 0
 			? (double)round_ns
@@ -954,7 +960,8 @@ dtel_shared_class_plan(
 			budget_min = c->budget;
 	share(sh, budget_min);
 	interval = cls->alloc > 0 ? cls->round_ns / cls->alloc : 0;
-	if (interval < (double)want_ns)
+	/* Its first rounds' costs were learnt from a few cold replies: not yet. */
+	if (interval < (double)want_ns || cls->rounds < ROUNDS_BEFORE_PLAN)
 		interval = (double)want_ns;
 	/* At most twice as long as the last time: a cost learnt from a few replies may be
 	 * wrong, and a round run sooner learns more. */

@@ -2397,7 +2397,7 @@ budget_stretches_the_reads(void **state)
 	start_app(&a, getpid());
 	assert_int_equal(configure("MaxAppLoad 10", NULL), 0);
 	reset_port_requests();
-	for (int i = 0; i < 30; i++) {
+	for (int i = 0; i < 50; i++) {
 		unsigned int before = __atomic_load_n(&xstats_requests, __ATOMIC_RELAXED);
 
 		assert_int_equal(fc_read_all(), 0);
@@ -2411,14 +2411,15 @@ budget_stretches_the_reads(void **state)
 	 * more (it doubles towards it from 0.1 s). */
 	if (iv < 0.3 || iv > 2)
 		fail_msg("poll_interval-read %g s: expected 0.4 s or a little more", iv);
-	if (reads > 12)
-		fail_msg("%u of 30 callbacks read the ports: expected about 8", reads);
-	assert_true(reads >= 4);
+	/* Eight reads at the Interval (costs are learnt first), then every 0.4 s or so. */
+	if (reads > 25)
+		fail_msg("%u of 50 callbacks read the ports: expected about 18", reads);
+	assert_true(reads >= 10);
 	/* A port value carries the interval in force: collectd does not take it for missing. */
 	v = must_find(PI ".port0", "if_packets", NULL);
 	assert_true(CDTIME_T_TO_DOUBLE(v->interval) > 0.25);
 	/* The health values go out at every callback, with the plugin's interval. */
-	assert_true(fc_count(PI, "up", NULL) >= 28);
+	assert_true(fc_count(PI, "up", NULL) >= 48);
 	assert_int_equal(fc_logs_matching("read every"), 1);
 	assert_int_equal(fc_logs_matching("MaxAppLoad 10 %"), 1);
 }

@@ -21,6 +21,7 @@
 #include "common/dtp.h"
 #include "stats_command.h"
 #include "stats_devices.h"
+#include "stats_drops.h"
 #include "stats_memory.h"
 
 #define PLUGIN "dpdktel_stats"
@@ -30,6 +31,7 @@
 
 struct stats_opts {
 	bool basic, per_queue, xstats, app, memory;
+	bool drops; /* Drops: stats_drops.c */
 	unsigned int hide_zero_from; /* xstats of a full reply from which to ask hide_zero=true */
 	double timeout;
 	double link_interval; /* seconds between two /ethdev/link_status of a port; 0: every read */
@@ -46,6 +48,7 @@ static const struct stats_opts defaults = {
 	.xstats = true,
 	.app = true,
 	.memory = true,
+	.drops = true,
 	.timeout = 0.5,
 	.hide_zero_from = DTEL_DICT_MAX_ENTRIES,
 	.ports.all = true,
@@ -75,6 +78,7 @@ static const struct dtp_option options[] = {
 		"seconds from 0 (the link at every read) to 86400"),
 	BOOL_OPT("AppStats", app),
 	BOOL_OPT("MemoryStats", memory),
+	BOOL_OPT("Drops", drops),
 	DTP_TIMEOUT_OPT(stats_opts),
 	DTP_PORTS_OPT(stats_opts),
 	STATS_DEVICES_OPTS(stats_opts, devices),
@@ -107,6 +111,7 @@ struct port_state {
 	bool have_link; /* link_speed below is of the last /ethdev/link_status */
 	double link_speed; /* -1: the application did not know it */
 	cdtime_t link_next; /* LinkInterval: when to ask /ethdev/link_status again */
+	struct stats_drops drops; /* Drops */
 };
 
 struct lcore_state {
@@ -375,6 +380,8 @@ no_queues(struct stats_instance *si, struct port_state *ps)
 		si->t.name, ps->id);
 }
 
+static bool xstats_wanted(struct stats_instance *si, struct port_state *ps);
+
 /*
  * /ethdev/stats: only for what read_xstats() could not take from the port's xstats reply
  * this read (XStats false without PerQueue, a reply without ethdev's basic counters, one
@@ -401,6 +408,9 @@ read_basic(
 	}
 	if (!ps->basic_done)
 		dispatch_basic(si, id, &st);
+	/* Drops from /ethdev/stats only where no xstats are asked (XStats false). */
+	if (si->o->drops && !xstats_wanted(si, ps))
+		stats_drops_stats(&ps->drops, ps->have_info ? ps->info.name : NULL, &st);
 	if (want_queues && st.nb_queues > 0)
 		dispatch_queues(si, ps, id, &st);
 	else if (want_queues)
@@ -639,6 +649,8 @@ read_xstats(
 	if (x.nb_invalid > 0)
 		bad_port_reply(si, ps, cmd, -EPROTO, x.nb_invalid);
 	basic_from_xstats(si, ps, id, &x);
+	if (si->o->drops)
+		stats_drops_xstats(&ps->drops, ps->have_info ? ps->info.name : NULL, &x);
 	if (!si->o->xstats) {
 		dtel_xstats_clear(&x);
 		return;
@@ -759,8 +771,10 @@ read_fwd_port(
 		bad_port_reply(si, ps, cmd, -EPROTO, 1);
 	else if (pid->v.u64 != ps->id)
 		si->t.invalid++;
-	else
+	else {
 		derive(si, id, "if_tx_dropped", NULL, &drop->v.u64, 1);
+		stats_drops_fwd_port(&ps->drops, &d, ps->id, id, PLUGIN, si->t.name, si->o->drops);
+	}
 	dtel_dict_clear(&d);
 }
 
@@ -817,6 +831,8 @@ read_port(struct stats_instance *si, uint16_t port, cdtime_t now)
 	for (size_t i = 0; i < sizeof(port_sources) / sizeof(port_sources[0]); i++)
 		if (source_on(si, &port_sources[i]))
 			port_sources[i].read(si, ps, &id, port_sources[i].command);
+	if (si->o->drops)
+		stats_drops_dispatch(&ps->drops, &si->t, &id);
 }
 
 /* Lcores ----------------------------------------------------------------------------------- */
@@ -1085,6 +1101,7 @@ on_restart(struct stats_instance *si, long old_pid, cdtime_t now)
 		ps->hide_zero = false; /* another process, maybe of another release */
 		ps->have_link = false;
 		dtel_xstats_clear(&ps->known);
+		stats_drops_reset(&ps->drops);
 	}
 	for (size_t i = 0; i < si->nlcores; i++) {
 		si->lcores[i].have = false;
@@ -1265,6 +1282,7 @@ instance_free(void *p)
 	for (size_t i = 0; i < si->nports; i++) {
 		dtel_xstats_clear(&si->ports[i].known);
 		free(si->ports[i].xkinds);
+		stats_drops_free(&si->ports[i].drops);
 	}
 	free(si->ports);
 	free(si->port_ids);
@@ -1367,7 +1385,7 @@ static const char *const types[] = {"if_packets", "if_octets", "if_errors", "if_
 	"port_queues", "port_mtu", "port_info", "lcore_packets", "lcore_info", "stalls",
 	"lcore_cycles", "percent", "heap_bytes", "mempool_objects", "mempool_use", "ring_entries",
 	"count", "bytes", "uptime", "instance_info", "up", "telemetry_requests", "reconnects",
-	"restarts", "duration", "xstat_gauge", "gauge", "derive"};
+	"restarts", "duration", "xstat_gauge", "gauge", "derive", "drops", "lcore_rx_queue"};
 
 static int
 stats_init(void)

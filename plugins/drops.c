@@ -101,9 +101,8 @@ drops_driver(const struct drops_table *t, const char *driver, const struct dtel_
 	return best;
 }
 
-/* FNV-1a over every name, in order (the same as dpdktel_stats.c's XStats kinds). */
-static uint64_t
-names_hash(const struct dtel_xstats *x)
+uint64_t
+drops_names_hash(const struct dtel_xstats *x)
 {
 	uint64_t h = 14695981039346656037ULL;
 
@@ -193,10 +192,8 @@ map(struct drops_port *p, const struct drops_table *t, const char *driver,
 
 int
 drops_take_xstats(struct drops_port *p, const struct drops_table *t, const char *driver,
-	const struct dtel_xstats *x)
+	const struct dtel_xstats *x, uint64_t h)
 {
-	uint64_t h = names_hash(x);
-
 	if (!p->mapped || p->nnames != x->n || p->names_hash != h) {
 		int ret = map(p, t, driver, x, h);
 

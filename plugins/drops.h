@@ -110,12 +110,18 @@ int drops_driver(const struct drops_table *t, const char *driver, const struct d
 bool drops_name_matches(const char *pattern, const char *name);
 
 /*
+ * FNV-1a over every name of @x, in order: what tells a reply with the names of the last one
+ * (dpdktel_stats.c keys its XStats kinds by it too, and hashes each reply once for both).
+ */
+uint64_t drops_names_hash(const struct dtel_xstats *x);
+
+/*
  * Record this read's counters from the port's /ethdev/xstats reply (complete: hidden zeros
- * filled in). @driver as for drops_driver(), used when the names are new. -ENOMEM when the
- * mapping cannot be made (nothing recorded), 0 otherwise.
+ * filled in), whose drops_names_hash() is @hash. @driver as for drops_driver(), used when the
+ * names are new. -ENOMEM when the mapping cannot be made (nothing recorded), 0 otherwise.
  */
 int drops_take_xstats(struct drops_port *p, const struct drops_table *t, const char *driver,
-	const struct dtel_xstats *x);
+	const struct dtel_xstats *x, uint64_t hash);
 /*
  * Where no xstats are asked (XStats false): the generic counters from /ethdev/stats, and of
  * the table only what the driver's rows say about them (the driver from @driver alone).

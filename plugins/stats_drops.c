@@ -28,11 +28,12 @@ stats_drops_stats(struct stats_drops *d, const char *device, const struct dtel_p
 }
 
 void
-stats_drops_xstats(struct stats_drops *d, const char *device, const struct dtel_xstats *x)
+stats_drops_xstats(
+	struct stats_drops *d, const char *device, const struct dtel_xstats *x, uint64_t hash)
 {
 	know_driver(d, device);
 	/* Without memory for the mapping this read has no drops values; the next tries again. */
-	(void)drops_take_xstats(&d->p, &drops_builtin, d->driver, x);
+	(void)drops_take_xstats(&d->p, &drops_builtin, d->driver, x, hash);
 }
 
 /* lcore_rx_queue "<port>,<queue>" of the lcore that polls it. */

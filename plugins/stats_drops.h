@@ -23,9 +23,11 @@ struct stats_drops {
 	char driver[64]; /* port_info's driver of the port (dtp_port_driver) */
 };
 
-/* This read's /ethdev/xstats of the port (hidden zeros filled in); @device its /ethdev/info
- * name, NULL when not known (then only the names tell its driver). */
-void stats_drops_xstats(struct stats_drops *d, const char *device, const struct dtel_xstats *x);
+/* This read's /ethdev/xstats of the port (hidden zeros filled in), @hash its
+ * drops_names_hash(); @device its /ethdev/info name, NULL when not known (then only the names
+ * tell its driver). */
+void stats_drops_xstats(
+	struct stats_drops *d, const char *device, const struct dtel_xstats *x, uint64_t hash);
 
 /* XStats false: this read's /ethdev/stats of the port (no driver counters). */
 void stats_drops_stats(struct stats_drops *d, const char *device, const struct dtel_port_stats *st);

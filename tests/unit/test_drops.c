@@ -108,7 +108,7 @@ read_once(
 {
 	struct seen s = {0};
 
-	assert_int_equal(drops_take_xstats(p, t, driver, &x), 0);
+	assert_int_equal(drops_take_xstats(p, t, driver, &x, drops_names_hash(&x)), 0);
 	dtel_xstats_clear(&x);
 	drops_result(p, record, &s);
 	return s;
@@ -191,7 +191,7 @@ includes_takes_tx_full_out(void **state)
 	struct dtel_xstats x = reply(0, 3, 0, 40, 0, NULL, NULL);
 
 	(void)state;
-	assert_int_equal(drops_take_xstats(&p, &table, "net_b", &x), 0);
+	assert_int_equal(drops_take_xstats(&p, &table, "net_b", &x, drops_names_hash(&x)), 0);
 	drops_take_tx_full(&p, 25);
 	drops_result(&p, record, &s);
 	assert_int_equal(value(&s, "tx_full"), 25);
@@ -201,7 +201,7 @@ includes_takes_tx_full_out(void **state)
 	/* Next read without the application's count: tx_errors is held, never goes back. */
 	s = (struct seen){0};
 	x.v[6].value = 41;
-	assert_int_equal(drops_take_xstats(&p, &table, "net_b", &x), 0);
+	assert_int_equal(drops_take_xstats(&p, &table, "net_b", &x, drops_names_hash(&x)), 0);
 	drops_result(&p, record, &s);
 	assert_int_equal(value(&s, "tx_errors"), 41);
 	assert_false(has(&s, "tx_full", NULL));
@@ -350,7 +350,8 @@ builtin_tap(void **state)
 	struct dtel_xstats x = reply(0, 17, 0, 12, 0, NULL, NULL);
 
 	(void)state;
-	assert_int_equal(drops_take_xstats(&p, &drops_builtin, "net_tap", &x), 0);
+	assert_int_equal(
+		drops_take_xstats(&p, &drops_builtin, "net_tap", &x, drops_names_hash(&x)), 0);
 	drops_take_tx_full(&p, 12);
 	drops_result(&p, record, &s);
 	assert_int_equal(value(&s, "rx_nombuf"), 17);

@@ -200,9 +200,14 @@ drops_take_xstats(struct drops_port *p, const struct drops_table *t, const char 
 		if (ret < 0)
 			return ret;
 	}
-	p->have_generic = true;
-	for (int r = 0; r < DROPS_REASONS; r++)
+	p->present = 0;
+	for (int r = 0; r < DROPS_REASONS; r++) {
 		p->generic[r] = p->generic_index[r] >= 0 ? x->v[p->generic_index[r]].value : 0;
+		if (p->generic_index[r] >= 0)
+			p->present |= 1u << r;
+	}
+	/* A reply without ethdev's counters (each one not a counter, say) gives nothing. */
+	p->have_generic = p->present != 0;
 	for (size_t i = 0; i < p->ndetails; i++)
 		p->details[i].value = x->v[p->details[i].index].value;
 	return 0;
@@ -238,6 +243,7 @@ drops_take_stats(struct drops_port *p, const struct drops_table *t, const char *
 		p->mapped_stats = true;
 	}
 	p->have_generic = true;
+	p->present = (1u << DROPS_TX_FULL) - 1;
 	p->generic[DROPS_RX_MISSED] = st->imissed;
 	p->generic[DROPS_RX_NOMBUF] = st->rx_nombuf;
 	p->generic[DROPS_RX_ERRORS] = st->ierrors;
@@ -286,8 +292,11 @@ drops_result(struct drops_port *p, drops_emit_fn emit, void *ctx)
 		return;
 	}
 	for (int r = 0; r < DROPS_TX_FULL; r++) {
-		uint64_t v = reason_left(p, r);
+		uint64_t v;
 
+		if (!((p->present >> r) & 1))
+			continue;
+		v = reason_left(p, r);
 		if (!((p->left_out >> r) & 1))
 			emit(ctx, drops_reason_names[r], v);
 	}

@@ -89,6 +89,7 @@ struct drops_port {
 	size_t ndetails;
 	/* This read. */
 	bool have_generic, have_tx_full;
+	unsigned int present; /* bit per reason: its generic counter was in this read's reply */
 	uint64_t generic[DROPS_REASONS];
 	uint64_t tx_full;
 	/* Between reads: what each remainder was last given as (never less), and the generic
@@ -135,10 +136,10 @@ typedef void (*drops_emit_fn)(void *ctx, const char *type_instance, uint64_t val
 
 /*
  * The values of this read, through @emit: every reason the port has (tx_full only where the
- * application counts it; a reason whose generic counter counts no losses on the driver not at
- * all), then every driver counter; nothing when no xstats reply came this read (the driver
- * counters are only there: a remainder without them would jump and then hold). Then
- * forgets this read's counters.
+ * application counts it; a reason whose generic counter counts no losses on the driver, or was
+ * not in the reply (a value that was not a counter), not at all), then every driver counter;
+ * nothing when no xstats reply came this read (the driver counters are only there: a remainder
+ * without them would jump and then hold). Then forgets this read's counters.
  */
 void drops_result(struct drops_port *p, drops_emit_fn emit, void *ctx);
 

@@ -296,12 +296,18 @@ drops_result(struct drops_port *p, drops_emit_fn emit, void *ctx)
 
 		if (!((p->present >> r) & 1))
 			continue;
+		/* Its generic counter holds tx_full's packets, and the application's count of them
+		 * did not come this read (its request failed): without it the remainder would jump
+		 * by all of them once, and hold there. Left out this read. */
+		if (((p->includes_tx_full >> r) & 1) && p->had_tx_full && !p->have_tx_full)
+			continue;
 		v = reason_left(p, r);
 		if (!((p->left_out >> r) & 1))
 			emit(ctx, drops_reason_names[r], v);
 	}
 	if (p->have_tx_full)
 		emit(ctx, drops_reason_names[DROPS_TX_FULL], p->tx_full);
+	p->had_tx_full |= p->have_tx_full;
 	for (size_t i = 0; i < p->ndetails; i++)
 		emit(ctx, p->details[i].ti, p->details[i].value);
 	p->have_last = true;
@@ -311,7 +317,7 @@ drops_result(struct drops_port *p, drops_emit_fn emit, void *ctx)
 void
 drops_reset(struct drops_port *p)
 {
-	p->have_generic = p->have_tx_full = p->have_last = false;
+	p->have_generic = p->have_tx_full = p->have_last = p->had_tx_full = false;
 	memset(p->last_remainder, 0, sizeof(p->last_remainder));
 	memset(p->last_generic, 0, sizeof(p->last_generic));
 	p->mapped = p->mapped_stats = false; /* another process: maybe another driver */

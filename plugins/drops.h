@@ -95,6 +95,7 @@ struct drops_port {
 	/* Between reads: what each remainder was last given as (never less), and the generic
 	 * counter it came from (one that goes down was reset: the remainder starts again). */
 	bool have_last;
+	bool had_tx_full; /* the application counted tx_full at an earlier read */
 	uint64_t last_remainder[DROPS_REASONS];
 	uint64_t last_generic[DROPS_REASONS];
 };

@@ -5,7 +5,9 @@ write_prometheus -> Prometheus with grafana/prometheus/dpdktel.rules.yml.
   setup (--total-num-mbufs = 2 ports x --rxd, no per-lcore cache), so that every frame the
   kernel hands it finds no mbuf to replace its buffer and is dropped (net_tap counts each
   one: drivers/net/tap/rte_eth_tap.c pmd_rx_burst). Prometheus' drops{type="rx_nombuf"} must
-  equal what testpmd itself prints at `show port stats`.
+  equal what testpmd itself prints at `show port stats`. Passes with the testpmd of 22.11 to
+  25.11 (DTEL_TESTPMD_RELEASE); 26.07's net_tap no longer takes nb_rx_desc mbufs per queue at
+  setup, so this way of emptying the pool does not work there (skipped, saying so).
 - queue imbalance: testpmd with 4 rx queues on a multi-queue net_tap. The kernel's tun driver
   picks a queue by a hash of each flow (drivers/net/tun.c, tun_automq_select_queue): one UDP
   flow lands on one queue, many flows spread. The recording rule follows both.
@@ -27,6 +29,7 @@ import struct
 import subprocess
 import tempfile
 
+import pytest
 import yaml
 
 from helpers import dpdk
@@ -89,6 +92,13 @@ def nombuf_of(port_stats_text):
 
 
 def test_rx_nombuf_counts_what_testpmd_counts(build_dir, source_dir):
+    release = dpdk.default_release()
+    if release.key >= (26, 7):
+        # Seen with DTEL_TESTPMD_RELEASE=26.07: its pool kept 1024 of 1026 mbufs free.
+        pytest.skip(f'{release!r}: net_tap takes one mbuf per rx queue and scatter segment '
+                    'at setup (drivers/net/tap/rte_eth_tap.c tap_rx_queue_setup, '
+                    'max_rx_segs), no longer nb_rx_desc: a pool testpmd accepts (more than '
+                    '1024 mbufs) cannot be emptied by the queues\' setup')
     ifaces = [f'dtn{tag()}a', f'dtn{tag()}b']
     app = dpdk.testpmd(vdevs=[f'net_tap{i},iface={n}' for i, n in enumerate(ifaces)],
                        extra=['-i', f'--total-num-mbufs={2 * RXD}', '--mbcache=0',

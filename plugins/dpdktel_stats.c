@@ -21,6 +21,7 @@
 #include "common/dtp.h"
 #include "stats_command.h"
 #include "stats_devices.h"
+#include "stats_drops.h"
 #include "stats_memory.h"
 
 #define PLUGIN "dpdktel_stats"
@@ -30,6 +31,7 @@
 
 struct stats_opts {
 	bool basic, per_queue, xstats, app, memory;
+	bool drops; /* Drops: stats_drops.c */
 	unsigned int hide_zero_from; /* xstats of a full reply from which to ask hide_zero=true */
 	double timeout;
 	double link_interval; /* seconds between two /ethdev/link_status of a port; 0: every read */
@@ -47,6 +49,7 @@ static const struct stats_opts defaults = {
 	.xstats = true,
 	.app = true,
 	.memory = true,
+	.drops = true,
 	.timeout = 0.5,
 	.hide_zero_from = DTEL_DICT_MAX_ENTRIES,
 	.ports.all = true,
@@ -77,6 +80,7 @@ static const struct dtp_option options[] = {
 		"seconds from 0 (the link at every read) to 86400"),
 	BOOL_OPT("AppStats", app),
 	BOOL_OPT("MemoryStats", memory),
+	BOOL_OPT("Drops", drops),
 	DTP_TIMEOUT_OPT(stats_opts),
 	DTP_MAX_APP_LOAD_OPT(stats_opts),
 	DTP_PORTS_OPT(stats_opts),
@@ -110,6 +114,7 @@ struct port_state {
 	bool have_link; /* link_speed below is of the last /ethdev/link_status */
 	double link_speed; /* -1: the application did not know it */
 	cdtime_t link_next; /* LinkInterval: when to ask /ethdev/link_status again */
+	struct stats_drops drops; /* Drops */
 };
 
 struct lcore_state {
@@ -382,6 +387,8 @@ no_queues(struct stats_instance *si, struct port_state *ps)
 		si->t.name, ps->id);
 }
 
+static bool xstats_wanted(struct stats_instance *si, struct port_state *ps);
+
 /*
  * /ethdev/stats: only for what read_xstats() could not take from the port's xstats reply
  * this read (XStats false without PerQueue, a reply without ethdev's basic counters, one
@@ -408,6 +415,9 @@ read_basic(
 	}
 	if (!ps->basic_done)
 		dispatch_basic(si, id, &st);
+	/* Drops from /ethdev/stats only where no xstats are asked (XStats false). */
+	if (si->o->drops && !xstats_wanted(si, ps))
+		stats_drops_stats(&ps->drops, ps->have_info ? ps->info.name : NULL, &st);
 	if (want_queues && st.nb_queues > 0)
 		dispatch_queues(si, ps, id, &st);
 	else if (want_queues)
@@ -548,22 +558,16 @@ xstat_kind(const struct stats_instance *si, const char *name)
 
 /*
  * The kind of each counter of @x, from the port's cache when the names are those of its last
- * reply (FNV-1a of them all, in order): matching every name against XStatsInclude,
- * XStatsExclude and XStatsGauge at every read cost 3 % of collectd's CPU at 32 ports. NULL
- * without memory (then each name is matched).
+ * reply (@h, drops_names_hash() of them, which Drops keys its mapping by too): matching every
+ * name against XStatsInclude, XStatsExclude and XStatsGauge at every read cost 3 % of
+ * collectd's CPU at 32 ports. NULL without memory (then each name is matched).
  */
 static const uint8_t *
-xstat_kinds(const struct stats_instance *si, struct port_state *ps, const struct dtel_xstats *x)
+xstat_kinds(const struct stats_instance *si, struct port_state *ps, const struct dtel_xstats *x,
+	uint64_t h)
 {
-	uint64_t h = 14695981039346656037ULL;
 	uint8_t *k;
 
-	for (size_t i = 0; i < x->n; i++)
-		for (const char *c = x->v[i].name;; c++) {
-			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-			if (*c == '\0')
-				break;
-		}
 	if (ps->xkinds != NULL && ps->nxkinds == x->n && ps->xnames_hash == h)
 		return ps->xkinds;
 	k = realloc(ps->xkinds, x->n + 1);
@@ -580,9 +584,9 @@ xstat_kinds(const struct stats_instance *si, struct port_state *ps, const struct
 /* xstat-<name> (DERIVE) and xstat_gauge-<name> (XStatsGauge) of a port. */
 static void
 dispatch_xstats(struct stats_instance *si, struct port_state *ps, const struct dtp_id *id,
-	const struct dtel_xstats *x)
+	const struct dtel_xstats *x, uint64_t h)
 {
-	const uint8_t *kinds = xstat_kinds(si, ps, x);
+	const uint8_t *kinds = xstat_kinds(si, ps, x, h);
 
 	for (size_t i = 0; i < x->n; i++) {
 		const struct dtel_xstat *e = &x->v[i];
@@ -623,6 +627,7 @@ read_xstats(
 	struct dtel_xstats x;
 	struct dtel_reply r;
 	char req[96];
+	uint64_t h = 0;
 	int ret;
 
 	if (!xstats_wanted(si, ps))
@@ -646,13 +651,18 @@ read_xstats(
 	if (x.nb_invalid > 0)
 		bad_port_reply(si, ps, cmd, -EPROTO, x.nb_invalid);
 	basic_from_xstats(si, ps, id, &x);
+	/* The names' hash, once for both caches keyed by it. */
+	if (si->o->drops || si->o->xstats)
+		h = drops_names_hash(&x);
+	if (si->o->drops)
+		stats_drops_xstats(&ps->drops, ps->have_info ? ps->info.name : NULL, &x, h);
 	if (!si->o->xstats) {
 		dtel_xstats_clear(&x);
 		return;
 	}
 	if (!si->globs_checked)
 		check_globs(si, ps, &x);
-	dispatch_xstats(si, ps, id, &x);
+	dispatch_xstats(si, ps, id, &x, h);
 	dtel_xstats_clear(&x);
 }
 
@@ -766,8 +776,10 @@ read_fwd_port(
 		bad_port_reply(si, ps, cmd, -EPROTO, 1);
 	else if (pid->v.u64 != ps->id)
 		si->t.invalid++;
-	else
+	else {
 		derive(si, id, "if_tx_dropped", NULL, &drop->v.u64, 1);
+		stats_drops_fwd_port(&ps->drops, &d, ps->id, id, PLUGIN, si->t.name, si->o->drops);
+	}
 	dtel_dict_clear(&d);
 }
 
@@ -824,6 +836,8 @@ read_port(struct stats_instance *si, uint16_t port, cdtime_t now)
 	for (size_t i = 0; i < sizeof(port_sources) / sizeof(port_sources[0]); i++)
 		if (source_on(si, &port_sources[i]))
 			port_sources[i].read(si, ps, &id, port_sources[i].command);
+	if (si->o->drops)
+		stats_drops_dispatch(&ps->drops, &si->t, &id);
 }
 
 /* Lcores ----------------------------------------------------------------------------------- */
@@ -1097,6 +1111,7 @@ on_restart(struct stats_instance *si, long old_pid, cdtime_t now)
 		ps->hide_zero = false; /* another process, maybe of another release */
 		ps->have_link = false;
 		dtel_xstats_clear(&ps->known);
+		stats_drops_reset(&ps->drops);
 	}
 	for (size_t i = 0; i < si->nlcores; i++) {
 		si->lcores[i].have = false;
@@ -1324,6 +1339,7 @@ instance_free(void *p)
 	for (size_t i = 0; i < si->nports; i++) {
 		dtel_xstats_clear(&si->ports[i].known);
 		free(si->ports[i].xkinds);
+		stats_drops_free(&si->ports[i].drops);
 	}
 	free(si->ports);
 	free(si->port_ids);
@@ -1429,7 +1445,8 @@ static const char *const types[] = {"if_packets", "if_octets", "if_errors", "if_
 	"port_queues", "port_mtu", "port_info", "lcore_packets", "lcore_info", "stalls",
 	"lcore_cycles", "percent", "heap_bytes", "mempool_objects", "mempool_use", "ring_entries",
 	"count", "bytes", "uptime", "instance_info", "up", "telemetry_requests", "reconnects",
-	"restarts", "duration", "xstat_gauge", "gauge", "derive", "app_load", "poll_interval"};
+	"restarts", "duration", "xstat_gauge", "gauge", "derive", "app_load", "poll_interval",
+	"drops", "lcore_rx_queue"};
 
 static int
 stats_init(void)

@@ -26,8 +26,9 @@ class Release:
     """One DPDK release of the version matrix (docs/compatibility.md).
 
     prefix None is the system's DPDK (Debian's: 22.11 on bookworm, 24.11 on trixie;
-    /usr/bin/dpdk-testpmd, version from system_release()); otherwise the install prefix scripts/dpdk-build made in the cache, with bin/dpdk-testpmd
-    and lib/ (which is not on the loader's path: LD_LIBRARY_PATH points there)."""
+    /usr/bin/dpdk-testpmd; its version from system_release()); otherwise the install prefix
+    scripts/dpdk-build made in the cache, with bin/dpdk-testpmd and lib/ (which is not on
+    the loader's path: LD_LIBRARY_PATH points there)."""
 
     def __init__(self, version, prefix=None):
         self.version = version

@@ -367,11 +367,16 @@ rearm(struct dtel_session *s, uint64_t deadline_ns)
 static int
 send_request(struct dtel_session *s, const char *cmd, size_t len, uint64_t deadline_ns)
 {
+	ssize_t n;
 	int ret;
 
 	for (;;) {
-		if (send(s->fd, cmd, len, MSG_NOSIGNAL) == (ssize_t)len)
+		n = send(s->fd, cmd, len, MSG_NOSIGNAL);
+		if (n == (ssize_t)len)
 			return 0;
+		/* SOCK_SEQPACKET sends a datagram whole or not at all. */
+		if (n >= 0)
+			return -EPROTO;
 		if (errno == EPIPE || errno == ENOTCONN || errno == ECONNRESET)
 			return -ECONNRESET;
 		if (errno != EINTR && errno != EAGAIN)

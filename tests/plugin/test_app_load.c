@@ -301,9 +301,10 @@ slow_xstats_are_not_a_hung_application(void **state)
 		RUN_S, app_count(&app.xstats), XSTATS_MS, app_count(&app.links), ev_sent, ev_failed,
 		st_sent, st_failed, not_responding, answers_again, gone, no_answer_logs,
 		unknown[0] ? unknown : "none");
-	/* The run did what it claims: several reads of every port's xstats, and the events
-	 * plugin polled every port's link in between. */
-	assert_true(app_count(&app.xstats) >= (RUN_S - 1) * NPORTS);
+	/* The run did what it claims: at least one read of every port's xstats (a read that
+	 * would cost more than MaxAppLoad allows runs less often than each second), and the
+	 * events plugin polled every port's link meanwhile. */
+	assert_true(app_count(&app.xstats) >= NPORTS);
 	assert_true(app_count(&app.links) >= 10 * NPORTS);
 	assert_true(ev_sent > 0 && st_sent > 0);
 	if (not_responding != 0 || gone != 0 || ev_failed != 0 || st_failed != 0 ||

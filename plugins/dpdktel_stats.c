@@ -38,6 +38,7 @@ struct stats_opts {
 	struct dtp_globs xgauge; /* XStatsGauge */
 	struct stats_cmds commands; /* <Command> blocks */
 	struct stats_devices_opts devices;
+	double max_app_load; /* percent of one core, both plugins together */
 };
 
 static const struct stats_opts defaults = {
@@ -51,6 +52,7 @@ static const struct stats_opts defaults = {
 	.ports.all = true,
 	.xgauge = STATS_XSTATS_GAUGE_DEFAULT,
 	.devices = STATS_DEVICES_DEFAULTS,
+	.max_app_load = DTP_MAX_APP_LOAD_DEFAULT,
 };
 
 #define OPT(...) DTP_OPT(stats_opts, __VA_ARGS__)
@@ -76,6 +78,7 @@ static const struct dtp_option options[] = {
 	BOOL_OPT("AppStats", app),
 	BOOL_OPT("MemoryStats", memory),
 	DTP_TIMEOUT_OPT(stats_opts),
+	DTP_MAX_APP_LOAD_OPT(stats_opts),
 	DTP_PORTS_OPT(stats_opts),
 	STATS_DEVICES_OPTS(stats_opts, devices),
 };
@@ -126,6 +129,10 @@ struct stats_instance {
 	const struct stats_opts *o;
 	bool discovered;
 	bool halted; /* this read met a connection-level failure: it asks nothing more */
+	/* MaxAppLoad: the reads run every Interval, or less often when their requests would
+	 * cost the application more than the budget leaves them (dtp_budget_plan()). */
+	struct dtp_budget budget;
+	cdtime_t read_next; /* no read before this */
 
 	struct port_state *ports;
 	size_t nports;
@@ -1051,14 +1058,19 @@ dispatch_instance_info(struct stats_instance *si, const struct dtp_id *id)
 		gauge(id, "instance_info", si->info_ti, 1);
 }
 
+/* The instance's health; @read_seconds < 0: no read this time (the budget stretched them). */
 static void
 dispatch_health(struct stats_instance *si, cdtime_t now, double read_seconds)
 {
+	double interval = si->budget.interval_ns > 0 ? (double)si->budget.interval_ns / 1e9
+						     : CDTIME_T_TO_DOUBLE(plugin_get_interval());
 	struct dtp_id id;
 
 	dtp_id_instance(&id, PLUGIN, si->t.name, now);
 	si->t.invalid += (uint64_t)dtp_dispatch_health(&id, &si->t);
-	dtp_gauge(&id, "duration", "read", &read_seconds, 1);
+	if (read_seconds >= 0)
+		dtp_gauge(&id, "duration", "read", &read_seconds, 1);
+	dtp_gauge(&id, "poll_interval", "read", &interval, 1);
 }
 
 static void
@@ -1218,21 +1230,52 @@ read_rest(struct stats_instance *si, cdtime_t now)
  * reconnect to another process: then this read starts over with the list, as a read after
  * a restart does.
  */
-static int
-stats_read(user_data_t *ud)
+/*
+ * Whether this callback reads: at every Interval, or at the interval the budget allows (half
+ * an Interval early counts: callbacks come a little early or late). The values of a read
+ * carry the interval in force, so that collectd does not take them for missing in between.
+ */
+static bool
+read_due(struct stats_instance *si, cdtime_t now)
 {
-	struct stats_instance *si = ud->data;
-	cdtime_t now = cdtime();
+	cdtime_t want = plugin_get_interval();
+
+	if (si->read_next != 0 && now + want / 2 < si->read_next)
+		return false;
+	dtp_dispatch_interval(si->budget.interval_ns > CDTIME_T_TO_NS(want)
+			? NS_TO_CDTIME_T(si->budget.interval_ns)
+			: 0);
+	return true;
+}
+
+/* After a read that began at @now and cost the application @round_ns: when the next is. */
+static void
+plan_next(struct stats_instance *si, cdtime_t now, uint64_t round_ns)
+{
+	uint64_t want = CDTIME_T_TO_NS(plugin_get_interval()),
+		 iv = dtp_budget_plan(&si->budget, round_ns, want, si->o->max_app_load);
+
+	/* Within the budget, every callback reads, whenever collectd calls it. */
+	si->read_next = iv > want ? now + NS_TO_CDTIME_T(iv) : 0;
+	dtp_dispatch_interval(0);
+}
+
+/*
+ * The ports, then the rest. Between two port lists (ports_due()) the first request may
+ * reconnect to another process: then this read starts over with the list, as a read after
+ * a restart does.
+ */
+static void
+read_all(struct stats_instance *si, cdtime_t now)
+{
 	bool restarted = false;
 	long old_pid;
 
 	si->on_listed = !ports_due(si, now);
 	for (int pass = 0; pass < 2; pass++) {
 		si->halted = si->stale = false;
-		if (!si->on_listed && list_ports(si, now, &old_pid, &restarted) < 0) {
-			dispatch_health(si, now, CDTIME_T_TO_DOUBLE(cdtime() - now));
-			return 0;
-		}
+		if (!si->on_listed && list_ports(si, now, &old_pid, &restarted) < 0)
+			return;
 		if (restarted)
 			on_restart(si, old_pid, now);
 		if (si->caps_generation != si->t.generation || si->caps_young)
@@ -1247,6 +1290,21 @@ stats_read(user_data_t *ud)
 			break;
 		si->on_listed = false;
 	}
+}
+
+static int
+stats_read(user_data_t *ud)
+{
+	struct stats_instance *si = ud->data;
+	cdtime_t now = cdtime();
+	uint64_t s0 = si->t.service_ns;
+
+	if (!read_due(si, now)) {
+		dispatch_health(si, now, -1);
+		return 0;
+	}
+	read_all(si, now);
+	plan_next(si, now, si->t.service_ns - s0);
 	dispatch_health(si, now, CDTIME_T_TO_DOUBLE(cdtime() - now));
 	return 0;
 }
@@ -1261,6 +1319,7 @@ instance_free(void *p)
 	if (si == NULL)
 		return;
 	dtp_instances_remove(&instances, si);
+	dtp_budget_fini(&si->budget);
 	dtp_target_fini(&si->t);
 	for (size_t i = 0; i < si->nports; i++) {
 		dtel_xstats_clear(&si->ports[i].known);
@@ -1284,10 +1343,13 @@ instance_start(const char *name, const char *path, const struct stats_opts *o, b
 	int ret;
 
 	if (si == NULL ||
-		dtp_target_init(&si->t, PLUGIN, name, path, (int)(o->timeout * 1000 + 0.5)) < 0) {
+		dtp_target_init(&si->t, PLUGIN, name, path, (int)(o->timeout * 1000 + 0.5)) < 0 ||
+		dtp_budget_init(&si->budget, &si->t, "read") < 0) {
 		LOG(LOG_ERR, "instance '%s': cannot set up a session for %s", name, path);
-		if (si != NULL)
+		if (si != NULL) {
+			dtp_budget_fini(&si->budget);
 			dtp_target_fini(&si->t);
+		}
 		free(si);
 		return -1;
 	}
@@ -1367,7 +1429,7 @@ static const char *const types[] = {"if_packets", "if_octets", "if_errors", "if_
 	"port_queues", "port_mtu", "port_info", "lcore_packets", "lcore_info", "stalls",
 	"lcore_cycles", "percent", "heap_bytes", "mempool_objects", "mempool_use", "ring_entries",
 	"count", "bytes", "uptime", "instance_info", "up", "telemetry_requests", "reconnects",
-	"restarts", "duration", "xstat_gauge", "gauge", "derive"};
+	"restarts", "duration", "xstat_gauge", "gauge", "derive", "app_load", "poll_interval"};
 
 static int
 stats_init(void)

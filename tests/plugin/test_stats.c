@@ -52,6 +52,7 @@ struct app {
 	bool pool_gone, pool_swapped;
 	bool zones_bad; /* /eal/memzone_list with an entry that is not an id */
 	bool zone_swapped; /* /eal/memzone_info,<id> answers about memzone id + 1 */
+	int xstats_delay_ms; /* each /ethdev/xstats takes this long (a slow driver) */
 };
 
 /* Memory requests the fake received (atomic: one thread per connection). */
@@ -357,8 +358,10 @@ app_handler(
 		__atomic_store_n(&app_hung, 1, __ATOMIC_SEQ_CST);
 	if (IS("/ethdev/stats"))
 		__atomic_add_fetch(&stats_requests, 1, __ATOMIC_RELAXED);
-	if (IS("/ethdev/xstats"))
+	if (IS("/ethdev/xstats")) {
 		__atomic_add_fetch(&xstats_requests, 1, __ATOMIC_RELAXED);
+		o->delay_ms = a->xstats_delay_ms;
+	}
 	if (IS("/ethdev/link_status"))
 		__atomic_add_fetch(&link_requests, 1, __ATOMIC_RELAXED);
 	if (IS("/ethdev/list"))
@@ -2373,11 +2376,57 @@ several_errors_all_reported(void **state)
 	assert_int_equal(fc_logs_matching("3 configuration errors"), 1);
 }
 
+/*
+ * MaxAppLoad: reads whose requests cost the application more than the budget run less often
+ * than the Interval, say so once, and their values carry the interval in force. Here two
+ * ports' /ethdev/xstats take 20 ms each (a slow driver) at a 100 ms Interval: 40 % of a core
+ * against a budget of 10 %.
+ */
+static void
+budget_stretches_the_reads(void **state)
+{
+	struct app a = {.nports = 2, .silent_stats_port = -1, .xstats_delay_ms = 20};
+	cdtime_t saved = interval_g;
+	unsigned int reads = 0;
+	const struct fc_value *v;
+	double iv;
+
+	(void)state;
+	interval_g = MS_TO_CDTIME_T(100);
+	start_app(&a, getpid());
+	assert_int_equal(configure("MaxAppLoad 10", NULL), 0);
+	reset_port_requests();
+	for (int i = 0; i < 30; i++) {
+		unsigned int before = __atomic_load_n(&xstats_requests, __ATOMIC_RELAXED);
+
+		assert_int_equal(fc_read_all(), 0);
+		reads += __atomic_load_n(&xstats_requests, __ATOMIC_RELAXED) != before;
+		usleep(100 * 1000);
+	}
+	interval_g = saved;
+	v = must_find(PI, "poll_interval", "read");
+	iv = v->v[0].gauge;
+	/* 40 ms a read, 10 %: a read every 0.4 s (it doubles towards it from 0.1 s). */
+	if (iv < 0.3 || iv > 0.6)
+		fail_msg("poll_interval-read %g s: expected about 0.4 s", iv);
+	if (reads > 12)
+		fail_msg("%u of 30 callbacks read the ports: expected about 8", reads);
+	assert_true(reads >= 4);
+	/* A port value carries the interval in force: collectd does not take it for missing. */
+	v = must_find(PI ".port0", "if_packets", NULL);
+	assert_true(CDTIME_T_TO_DOUBLE(v->interval) > 0.25);
+	/* The health values go out at every callback, with the plugin's interval. */
+	assert_true(fc_count(PI, "up", NULL) >= 28);
+	assert_int_equal(fc_logs_matching("read every"), 1);
+	assert_int_equal(fc_logs_matching("MaxAppLoad 10 %"), 1);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(values_for_recorded_replies, setup, teardown),
+		cmocka_unit_test_setup_teardown(budget_stretches_the_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			info_values_name_ports_and_instance, setup, teardown),
 		cmocka_unit_test_setup_teardown(

@@ -5,14 +5,18 @@ The slow application is testpmd with tests/tools/dtel_slow_telemetry.so preloade
 /ethdev/xstats answered in 15 ms and /ethdev/link_status in 2 ms, spent busy on its telemetry
 thread (i40e/ice polling their firmware). Both plugins run at their defaults in a real
 collectd (helpers/appload.py: port 0 is a net_tap whose link the test takes down and up;
-FlapThreshold 1000 so that each change is announced). Over the run, each variant must show:
+FlapThreshold 1000 so that each change is announced). The measured window begins once the
+plugins' own app_load is within MaxAppLoad (they stretch their intervals step by step; at
+most 60 s). Over the run (false notifications and failures: from collectd's start), each
+variant must show:
 
   - no "not responding", "answers again", "gone", "back" or "restarted" notification: the
     application answers everything, however slowly;
   - no failed request in either plugin;
-  - every link down reported, the p95 within the documented bound, 2 x the link poll
-    interval in force + 20 ms (docs/dpdktel_events.md; the events plugin's
-    poll_interval/link value where it reports one, else PollInterval 0.02);
+  - every link down reported, the p95 within the documented bound: the link poll interval in
+    force + Timeout (docs/dpdktel_events.md "Detection time"; the interval is the events
+    plugin's poll_interval/link at its largest over the run, PollInterval 0.02 where it
+    reports none);
   - the application's telemetry threads' CPU within MaxAppLoad (default 1 % of one core)
     + 20 %;
   - and then a real hang (SIGSTOP) still reported "not responding", not before
@@ -99,14 +103,15 @@ def test_both_plugins_on_one_application(release, speed, build_dir, source_dir):
     if r['failed'] != {'dpdktel_events': 0, 'dpdktel_stats': 0}:
         problems.append(f'failed requests: {r["failed"]}')
     interval = link_interval(r)
-    bound = 2 * interval + 0.020
+    bound = interval + appload.TIMEOUT
     p95 = pct(r['downs'], 95)
     if not r['downs'] or r['missed']:
         problems.append(f'{r["missed"]} link changes not reported within their wait, '
                         f'{len(r["downs"])} link downs reported')
     elif p95 > bound:
         problems.append(f'link down p95 {p95 * 1e3:.0f} ms over {len(r["downs"])} downs, above '
-                        f'2 x {interval * 1e3:.0f} ms (the link poll interval in force) + 20 ms: '
+                        f'{interval * 1e3:.0f} ms (the link poll interval in force) + Timeout '
+                        f'{appload.TIMEOUT * 1e3:.0f} ms: '
                         f'{sorted(round(x * 1e3) for x in r["downs"])} ms')
     budget = appload.MAX_APP_LOAD * 1.2
     if r['app_cpu'] > budget:

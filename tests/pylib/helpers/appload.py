@@ -15,7 +15,8 @@ Shared by tests/bench/app_load (prints tables) and tests/integration/test_app_lo
     call flapping and report once). Notifications come with their own times through exec's
     NotificationExec (helpers/notes.py); only the instance-wide values ("app": up,
     not_responding, telemetry_requests, and whatever a plugin adds there) reach the csv writer;
-  - after both plugins report the application up and a warm-up, a window of `seconds` in
+  - after both plugins report the application up, a warm-up and, where the plugins report
+    their app_load (issue 24), once it is within MaxAppLoad, a window of `seconds` in
     which port 0's link goes down and up again and again (helpers/linkctl.py: the ioctl's
     CLOCK_MONOTONIC time against the notification's own time): link-down latency;
   - over the window: the application's telemetry threads' on-CPU time (schedstat, as
@@ -198,9 +199,27 @@ class Run:
 
     def flap_timeout(self):
         """How long a link change may take to be reported: 10 s, or more where the events
-        plugin says its link poll interval in force is longer (issue 24: poll_interval/link)."""
+        plugin says its link poll interval in force is long (issue 24: poll_interval/link; the
+        interval at most doubles from one poll to the next): twice that + Timeout + 2 s."""
         v = self.cd.getval(f'dpdktel_events-{INSTANCE}/poll_interval-link')
-        return max(10.0, 3 * v['value'] + 2) if v else 10.0
+        return max(10.0, 2 * v['value'] + TIMEOUT + 2) if v else 10.0
+
+    def settle(self, budget, most):
+        """Wait (up to `most` s) until the events plugin's app_load, what it reckons both
+        plugins cost the application over the last 10 s, is within `budget` (% of one core):
+        a plugin over its MaxAppLoad stretches its intervals step by step (at most doubling
+        each time), so the steady state comes some seconds after the start. Seconds waited;
+        0 where the plugin reports no app_load; None when it did not settle."""
+        ident = f'dpdktel_events-{INSTANCE}/app_load'
+        if self.cd.getval(ident) is None:
+            return 0.0
+        t0 = time.monotonic()
+        try:
+            wait_until(lambda: self.cd.getval(ident)['value'] <= budget, most,
+                       f'app_load within {budget:g} %', interval=0.5)
+        except Timeout:
+            return None
+        return time.monotonic() - t0
 
     def flap(self, state, rx):
         """Set port 0's interface down or up; the latency of its notification (s), or None
@@ -215,9 +234,12 @@ class Run:
             return None
         return note['time'] - off - t
 
-    def measure(self, seconds, warmup=5.0):
-        """The window: link down/up cycles for `seconds`; returns the results (a dict)."""
-        time.sleep(warmup)  # the plugins' first reads and any adaptation, before the window
+    def measure(self, seconds, warmup=5.0, settle_most=60.0):
+        """The window: link down/up cycles for `seconds`; returns the results (a dict). It
+        begins after `warmup` s, and once the plugins' own app_load is within MaxAppLoad (up
+        to settle_most s more; settle())."""
+        time.sleep(warmup)  # the plugins' first reads, before the window
+        settled = self.settle(MAX_APP_LOAD, settle_most)
         tel = telemetry_threads(self.release)
         pid = self.app.pid
         w0 = time.time()
@@ -245,6 +267,7 @@ class Run:
                                lambda row: row[0] >= w1 + 0.5, timeout=10)
         used, lost = cpu.delta(tel0, tel1)
         r = {'release': self.release.version, 'ports': self.nports, 'never_up': self.never_up,
+             'settled': settled,
              'slow': self.slow, 'seconds': t1 - t0, 'window': (w0, w1),
              'app_cpu': used / 1e9 / (t1 - t0) * 100, 'app_threads_lost': lost,
              'collectd_cpu': cpu.delta(cd0, cd1)[0] / 1e9 / (t1 - t0) * 100,
@@ -305,7 +328,8 @@ def summary(r):
             f'{r["missed"]} missed, false {len(kinds)} '
             f'({", ".join(f"{k} {kinds.count(k)}" for k in FALSE_KINDS if k in kinds)}), '
             f'failed {r["failed"]}, warnings {len(r["warnings"])}, '
-            f'collectd {r["collectd_cpu"]:.1f} %, load {r["load"][0]:.1f}')
+            f'collectd {r["collectd_cpu"]:.1f} %, load {r["load"][0]:.1f}, settled after '
+            f'{"(never)" if r["settled"] is None else format(r["settled"], ".0f")} s')
 
 
 def median(xs):

@@ -303,9 +303,10 @@ slow_xstats_are_not_a_hung_application(void **state)
 		unknown[0] ? unknown : "none");
 	/* The run did what it claims: at least one read of every port's xstats (a read that
 	 * would cost more than MaxAppLoad allows runs less often than each second), and the
-	 * events plugin polled every port's link meanwhile. */
+	 * events plugin polled every port's link meanwhile, more than once (also stretched by
+	 * MaxAppLoad: under ASan on a busy host each request looks dearer). */
 	assert_true(app_count(&app.xstats) >= NPORTS);
-	assert_true(app_count(&app.links) >= 10 * NPORTS);
+	assert_true(app_count(&app.links) >= 2 * NPORTS);
 	assert_true(ev_sent > 0 && st_sent > 0);
 	if (not_responding != 0 || gone != 0 || ev_failed != 0 || st_failed != 0 ||
 		no_answer_logs != 0) {

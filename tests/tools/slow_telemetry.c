@@ -35,7 +35,6 @@
  * only read afterwards. A bad specification prints one line on stderr and delays nothing;
  * the application runs as without the shim. Grammar: slow_spec.h.
  */
-#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>

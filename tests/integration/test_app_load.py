@@ -18,7 +18,9 @@ variant must show:
     plugin's poll_interval/link at its largest over the run, PollInterval 0.02 where it
     reports none);
   - the application's telemetry threads' CPU within MaxAppLoad (default 1 % of one core)
-    + 20 %;
+    + 20 %, plus, for the slow application, the cost of one stats read and one link poll
+    spread over the window (the budget is an average over intervals of ~10 to ~100 s:
+    shorter windows hold one of each or none);
   - and then a real hang (SIGSTOP) still reported "not responding", not before
     NotRespondingPolls polls can have gone unanswered, never "gone", and "answers again"
     after SIGCONT.
@@ -113,11 +115,18 @@ def test_both_plugins_on_one_application(release, speed, build_dir, source_dir):
                         f'{interval * 1e3:.0f} ms (the link poll interval in force) + Timeout '
                         f'{appload.TIMEOUT * 1e3:.0f} ms: '
                         f'{sorted(round(x * 1e3) for x in r["downs"])} ms')
-    budget = appload.MAX_APP_LOAD * 1.2
+    # MaxAppLoad is an average over the plugins' intervals, and a slow application's are long:
+    # its stats read (32 x 15 ms) comes every ~100 s, its link poll (32 x 2 ms) every ~10 s
+    # or more. A window shorter than that holds one of each or none: one of each is allowed
+    # on top, spread over the window (1.2 % over 45 s, 0.18 % over the issue's 5 minutes;
+    # nothing for fast telemetry, whose every batch is well under a millisecond).
+    grain = NPORTS * (0.015 + 0.002) if slow else 0.0
+    budget = appload.MAX_APP_LOAD * 1.2 + grain / r['seconds'] * 100
     if r['app_cpu'] > budget:
         problems.append(f'the application\'s telemetry threads used {r["app_cpu"]:.2f} % of one '
                         f'core over {r["seconds"]:.0f} s ({r["requests_per_s"]:.0f} requests/s), '
-                        f'above MaxAppLoad {appload.MAX_APP_LOAD:g} % + 20 %')
+                        f'above MaxAppLoad {appload.MAX_APP_LOAD:g} % + 20 % (+ one read and '
+                        f'one link poll over the window: {budget:.2f} %)')
     # A real hang is still one: "not responding" once NotRespondingPolls polls could go
     # unanswered within Timeout (the first may have been sent just before the SIGSTOP).
     least = (appload.NOT_RESPONDING_POLLS - 1) * appload.TIMEOUT

@@ -275,8 +275,13 @@ class Run:
         r['rate'] = {p: self._rate(self.counter_rows(p, 'sent'), w0, w1) for p in PLUGINS}
         r['requests_per_s'] = sum(r['rate'].values())
         r.update(self.run_counts(w1))
+        everything = self.values_of_instance()
         r['values'] = {k: [v for t, v in rows if w0 <= t <= w1 + 1.5]
-                       for k, rows in self.values_of_instance().items()}
+                       for k, rows in everything.items()}
+        # The stats plugin's reads in the window: it dispatches duration/read once a read
+        # (a read that MaxAppLoad puts off dispatches nothing).
+        r['reads'] = sum(w0 <= t <= w1 for t, _ in everything.get('dpdktel_stats/duration-read',
+                                                                  []))
         self.results = r
         return r
 
@@ -323,7 +328,8 @@ def summary(r):
     kinds = [kind_of(n['message']) for n in r['false']]
     never = f' (never up: {", ".join(r["never_up"])})' if r['never_up'] else ''
     return (f'{r["release"]} {r["ports"]} ports {"slow" if r["slow"] else "fast"}{never}: '
-            f'{r["requests_per_s"]:.0f} req/s, app telemetry {r["app_cpu"]:.2f} % of a core, '
+            f'{r["requests_per_s"]:.0f} req/s, app telemetry {r["app_cpu"]:.2f} % of a core '
+            f'({r["reads"]} stats reads in {r["seconds"]:.0f} s), '
             f'link down p95 {pct(r["downs"], 95) * 1e3:.0f} ms of {len(r["downs"])}, '
             f'{r["missed"]} missed, false {len(kinds)} '
             f'({", ".join(f"{k} {kinds.count(k)}" for k in FALSE_KINDS if k in kinds)}), '

@@ -372,4 +372,14 @@ def explain(r, apps):
     for s in r['stops']:
         out.append(f'  stop of {s["app"]} at {s["stop"] - t0:+.3f} s for '
                    f'{s["cont"] - s["stop"]:.2f} s: {s.get("messages")}')
+        if not s.get('reported', True):
+            # What collectd logged about that application from the SIGSTOP to the end of
+            # its grace time (logfile stamps to the second).
+            for line in lines:
+                m = re.match(r'^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\]', line)
+                mine = (f"'{s['app']}'" in line or
+                        f'plugin_instance = {s["app"]},' in line)
+                if (m and mine and in_window(
+                        time.mktime(time.strptime(m.group(1), '%Y-%m-%d %H:%M:%S')), s, 1.0)):
+                    out.append('      ' + line)
     return '\n'.join(out)

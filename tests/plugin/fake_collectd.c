@@ -10,6 +10,7 @@
  * plugin_dispatch_notification() copy.
  */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -577,6 +578,30 @@ fc_load(void (*module_register_fn)(void))
 	module_register_fn();
 }
 
+/*
+ * plugin_load_file(): dlopen(file, RTLD_NOW), RTLD_GLOBAL only for a plugin loaded with
+ * "Globals true" (never ours), then dlsym(dlh, "module_register") and a call to it; a plugin
+ * without that symbol is refused. collectd never closes a plugin it loaded; nor does this.
+ */
+int
+fc_load_file(const char *path)
+{
+	void (*reg)(void);
+	void *dlh = dlopen(path, RTLD_NOW);
+
+	if (dlh == NULL) {
+		fprintf(stderr, "fake_collectd: dlopen(\"%s\") failed: %s\n", path, dlerror());
+		return -1;
+	}
+	*(void **)&reg = dlsym(dlh, "module_register");
+	if (reg == NULL) {
+		fprintf(stderr, "fake_collectd: %s has no module_register: %s\n", path, dlerror());
+		return -1;
+	}
+	reg();
+	return 0;
+}
+
 int
 fc_init(void)
 {
@@ -821,6 +846,24 @@ fc_find_copy(const char *pi, const char *type, const char *ti, struct fc_value *
 	pthread_mutex_lock(&lock);
 	for (size_t i = nvalues; i-- > 0 && !found;) {
 		if (matches(&values[i], pi, type, ti)) {
+			found = true;
+			if (out != NULL)
+				*out = values[i];
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return found;
+}
+
+bool
+fc_find_plugin_copy(
+	const char *plugin, const char *pi, const char *type, const char *ti, struct fc_value *out)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&lock);
+	for (size_t i = nvalues; i-- > 0 && !found;) {
+		if (strcmp(values[i].plugin, plugin) == 0 && matches(&values[i], pi, type, ti)) {
 			found = true;
 			if (out != NULL)
 				*out = values[i];

@@ -41,6 +41,13 @@ void fc_reset(void);
 
 /** Call module_register() of the plugin and record what it registers. */
 void fc_load(void (*module_register_fn)(void));
+/**
+ * Load a plugin's shared object as collectd does and call its module_register(): for a test
+ * of several plugins in one process, each .so with its own module_register(). The test
+ * program must export these functions to it (meson: export_dynamic). 0, or -1 with the
+ * reason on stderr.
+ */
+int fc_load_file(const char *path);
 /** Give the plugin a <Plugin> block written in collectd's config syntax; its return value. */
 int fc_configure(const char *plugin, const char *text);
 /** Run the init callbacks; the first non-zero return, else 0. */
@@ -86,6 +93,10 @@ size_t fc_notifications_matching(const char *needle, struct fc_notification *out
 /** The last value list with these identifiers into *out; false when there is none. */
 bool fc_find_copy(const char *plugin_instance, const char *type, const char *type_instance,
 	struct fc_value *out);
+
+/** As fc_find_copy(), of one plugin only (plugins that dispatch the same identifiers). */
+bool fc_find_plugin_copy(const char *plugin, const char *plugin_instance, const char *type,
+	const char *type_instance, struct fc_value *out);
 
 /** Log lines recorded so far, each "<level> <message>". */
 size_t fc_nlogs(void);

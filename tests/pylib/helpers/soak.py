@@ -19,6 +19,13 @@ The applications (names are the collectd instances):
               CPUs, else the main lcore's CPUs), its telemetry threads are pinned to CPU 1
               as well. shared_affinity() reads the real placement from /proc.
 The hog: one `while 1: pass` process per CPU, unpinned, at normal priority.
+
+With slow=True (tests/bench/soak, not the short test) a fifth application, as slow as a real
+driver (issue 24):
+  slow        dpdk-testpmd -i on 32 net_null ports with tests/tools/dtel_slow_telemetry.so
+              preloaded (/ethdev/xstats 15 ms, /ethdev/link_status 2 ms, busy-waiting on its
+              telemetry thread, CPU 0), forwarding stopped so that it adds no third busy
+              lcore on CPU 1; it answers everything, slowly, and takes its turn in the stops.
 """
 import os
 import re
@@ -28,10 +35,11 @@ import sys
 import tempfile
 import time
 
-from . import cpu, dpdk
+from . import cpu, dpdk, slowtel
 from .collectd import Collectd
 from .notes import Notes
 from .process import end
+from .threads import lcore_tid
 from .wait import Fatal, Timeout, wait_until
 
 STOP_S = 3.0
@@ -41,6 +49,7 @@ STOP_S = 3.0
 GRACE_S = 5.0
 NAMES = ('fwd1', 'fwd2', 'pmd', 'shared')
 ROTATION = ('shared', 'pmd', 'fwd1', 'fwd2')  # the order in which stops go round
+SLOW_PORTS = 32
 
 KINDS = (('not_responding', re.compile(r'^DPDK application \S+ is not responding \(')),
          ('answers_again', re.compile(r'^DPDK application \S+ answers again after ')),
@@ -64,17 +73,36 @@ def kind_of(message):
     return 'other'
 
 
-def applications(fwd_bin):
-    """The four applications, not started, by instance name."""
+def applications(fwd_bin, slow_env=None):
+    """The four applications (five with slow_env: the environment of the slow one), not
+    started, by instance name."""
     quiet = [f'net_null{i},no-rx=1' for i in range(2)]
     idle = ['--idle-sleep-us', '100']
     shared = dpdk.fwd(fwd_bin, vdevs=['net_null0', 'net_null1'],
                       eal_extra=['--lcores=0@1,1@1'])
     shared.argv = ['taskset', '-c', '1'] + shared.argv  # taskset execs: the same pid
-    return {'fwd1': dpdk.fwd(fwd_bin, vdevs=quiet, app_args=idle),
+    apps = {'fwd1': dpdk.fwd(fwd_bin, vdevs=quiet, app_args=idle),
             'fwd2': dpdk.fwd(fwd_bin, vdevs=quiet, app_args=idle),
             'pmd': dpdk.testpmd(nports=2),
             'shared': shared}
+    if slow_env is not None:
+        apps['slow'] = dpdk.testpmd(nports=SLOW_PORTS, extra=['-i'], env=slow_env)
+    return apps
+
+
+def stop_forwarding(app):
+    """testpmd -i: `stop` on its stdin; its forwarding lcore then sleeps (waits for work)
+    instead of polling, which /proc shows."""
+    app.proc.stdin.write(b'stop\n')
+    app.proc.stdin.flush()
+    tid = lcore_tid(app.pid, 1)
+    wait_until(lambda: thread_state(app.pid, tid) == 'S', 10, 'testpmd forwarding stopped')
+
+
+def thread_state(pid, tid):
+    """The state letter of /proc/<pid>/task/<tid>/stat (R running, S sleeping, ...)."""
+    with open(f'/proc/{pid}/task/{tid}/stat') as f:
+        return f.read().rsplit(')', 1)[1].split()[0]
 
 
 def threads(pid):
@@ -169,20 +197,24 @@ def log_lines(cd):
     return out
 
 
-def run(build_dir, source_dir, duration, period, progress=lambda *a: None):
+def run(build_dir, source_dir, duration, period, progress=lambda *a: None, slow=False):
     """One soak of `duration` seconds (counted from the moment every application is up in
     both plugins and the hog runs), a stop every `period` seconds, the first after
-    period / 2. Returns the raw results (see summarize())."""
+    period / 2. slow: with the fifth, slow application. Returns the raw results (see
+    summarize())."""
     fwd_bin = os.path.join(build_dir, 'fwd', 'dpdktel-fwd')
     tmp = tempfile.mkdtemp(prefix='dtel-soak-')
     notes = Notes(tmp)
-    apps = applications(fwd_bin)
+    apps = applications(fwd_bin, slowtel.shim_env(build_dir, slowtel.SLOW) if slow else None)
+    rotation = ROTATION + (('slow',) if slow else ())
     started = []
-    r = {'duration_planned': duration, 'period': period, 'stops': []}
+    r = {'duration_planned': duration, 'period': period, 'stops': [], 'names': list(apps)}
     try:
         for name, app in apps.items():
             app.start()
             started.append(app)
+        if slow:
+            stop_forwarding(apps['slow'])
         r['shared_affinity'] = shared_affinity(apps['shared'])
         r['threads'] = {n: threads(a.pid) for n, a in apps.items()}
         r['pids'] = {n: a.pid for n, a in apps.items()}
@@ -218,7 +250,7 @@ def run(build_dir, source_dir, duration, period, progress=lambda *a: None):
                     while time.monotonic() < at:  # the schedule; watch the processes meanwhile
                         check_alive(hog)
                         time.sleep(min(0.5, max(0.0, at - time.monotonic())))
-                    name = ROTATION[k % len(ROTATION)]
+                    name = rotation[k % len(rotation)]
                     t_stop, t_cont = stop_for(apps[name].pid, STOP_S)
                     r['stops'].append({'app': name, 'stop': t_stop, 'cont': t_cont})
                     progress(f'stop {k + 1}: {name} stopped {t_cont - t_stop:.2f} s')
@@ -274,7 +306,7 @@ def summarize(r):
     stops), other notifications, and target.c's log lines outside its stops. Per stop: what
     came in its window, and the latencies."""
     apps = {n: {'stops': 0, 'reported': 0, 'false': [], 'other': [], 'false_log': [],
-                'requests': r['requests'][n]} for n in NAMES}
+                'requests': r['requests'][n]} for n in r.get('names', NAMES)}
     for s in r['stops']:
         mine = [n for n in r['notes'] if n.get('PluginInstance', '').split('.')[0] == s['app']
                 and in_window(n['time'], s)]
@@ -340,4 +372,14 @@ def explain(r, apps):
     for s in r['stops']:
         out.append(f'  stop of {s["app"]} at {s["stop"] - t0:+.3f} s for '
                    f'{s["cont"] - s["stop"]:.2f} s: {s.get("messages")}')
+        if not s.get('reported', True):
+            # What collectd logged about that application from the SIGSTOP to the end of
+            # its grace time (logfile stamps to the second).
+            for line in lines:
+                m = re.match(r'^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\]', line)
+                mine = (f"'{s['app']}'" in line or
+                        f'plugin_instance = {s["app"]},' in line)
+                if (m and mine and in_window(
+                        time.mktime(time.strptime(m.group(1), '%Y-%m-%d %H:%M:%S')), s, 1.0)):
+                    out.append('      ' + line)
     return '\n'.join(out)

@@ -67,16 +67,27 @@ int dtel__many_prepare(const char *const *cmds, size_t n, unsigned int window, i
  * application's telemetry thread reads one request at a time and answers each in order;
  * SOCK_SEQPACKET keeps the requests apart). ret_results[i]: 0 (ret_replies[i] then owned by
  * the caller), -ENODATA, -ENOMEM, or the error that ended the connection for the request it
- * met; -ECANCELED for those after it, never answered. Each reply must come within
- * @timeout_ms of the previous one. Returns 0, or the error that ended the connection
- * (dropped then); *ret_sent: how many requests went out (0 with -ECONNRESET: none ran).
+ * met; -ECONNABORTED for those sent after it (their replies never read), -ECANCELED for
+ * those never sent. Each reply must come within @timeout_ms of the previous one. Returns 0,
+ * or the error that ended the batch; the connection is dropped when that error ends it or
+ * when replies are still to come; *ret_sent: how many requests went out (0 with
+ * -ECONNRESET: none ran).
  */
 int dtel__session_query_many(struct dtel_session *s, const char *const *cmds, size_t n,
 	unsigned int window, int timeout_ms, struct dtel_reply *ret_replies, int *ret_results,
 	size_t *ret_sent);
 
-/** Open with an absolute CLOCK_MONOTONIC deadline instead of a timeout. */
-int dtel__session_open_until(const char *path, uint64_t deadline_ns, struct dtel_session **ret);
+/**
+ * Open with an absolute CLOCK_MONOTONIC deadline instead of a timeout. Once connected,
+ * *ret_peer_pid (when not NULL) gets the pid of the process listening on the socket
+ * (SO_PEERCRED, 0: unknown), also when its greeting then never comes.
+ */
+int dtel__session_open_until(
+	const char *path, uint64_t deadline_ns, struct dtel_session **ret, long *ret_peer_pid);
+
+/** Whether a session dropped its connection (after an error that left it out of step):
+ * every later request on it fails with -ENOTCONN. */
+bool dtel__session_dropped(const struct dtel_session *s);
 
 /**
  * Make a session of an already connected SOCK_SEQPACKET socket (takes ownership of @fd, also

@@ -36,6 +36,20 @@ struct dtel_session {
 	int io_timeout_ms; /* SO_RCVTIMEO / SO_SNDTIMEO now set on fd; 0: none yet */
 };
 
+/* The pid of the process at the other end of a connected socket: SO_PEERCRED, the
+ * credentials of the process that called listen() (the application), in this process's pid
+ * namespace; 0 when that cannot be told. */
+static long
+peer_pid(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || len != sizeof(cred))
+		return 0;
+	return cred.pid;
+}
+
 bool
 dtel__error_closes(int err)
 {
@@ -266,13 +280,17 @@ fail:
 }
 
 int
-dtel__session_open_until(const char *path, uint64_t deadline_ns, struct dtel_session **ret)
+dtel__session_open_until(
+	const char *path, uint64_t deadline_ns, struct dtel_session **ret, long *ret_peer_pid)
 {
 	int fd = -1, r;
 
 	r = open_socket(path, deadline_ns, &fd);
 	if (r < 0)
 		return r;
+	/* Known before the greeting, which a hung application never sends. */
+	if (ret_peer_pid != NULL)
+		*ret_peer_pid = peer_pid(fd);
 	return session_start(fd, deadline_ns, ret);
 }
 
@@ -288,7 +306,7 @@ dtel_session_open(const char *path, int timeout_ms, struct dtel_session **ret_se
 	if (timeout_ms <= 0 || ret_session == NULL)
 		return -EINVAL;
 	return dtel__session_open_until(
-		path, dtel__now_ns() + (uint64_t)timeout_ms * 1000000u, ret_session);
+		path, dtel__now_ns() + (uint64_t)timeout_ms * 1000000u, ret_session, NULL);
 }
 
 void
@@ -315,6 +333,12 @@ drop_connection(struct dtel_session *s)
 		close(s->fd);
 		s->fd = -1;
 	}
+}
+
+bool
+dtel__session_dropped(const struct dtel_session *s)
+{
+	return s != NULL && s->fd < 0;
 }
 
 static int
@@ -440,8 +464,10 @@ dtel__session_query(struct dtel_session *s, const char *cmd, int timeout_ms,
 	*ret_sent = true;
 	n = recv_reply(s, deadline_ns);
 	if (n < 0) {
-		ret = (int)n;
-		goto out;
+		/* Its reply may still come (a timeout, or a failure such as ENOBUFS that ends
+		 * nothing by itself): read later, it would be taken for the next request's. */
+		drop_connection(s);
+		return (int)n;
 	}
 	if ((size_t)n > s->greeting.max_output_len) {
 		ret = -EMSGSIZE;
@@ -597,10 +623,18 @@ dtel__session_query_many(struct dtel_session *s, const char *const *cmds, size_t
 		return -ENOTCONN;
 	ret = many_run(&m, timeout_ms);
 	*ret_sent = m.sent;
+	if (ret == 0)
+		return 0;
 	/* The request that was waiting for its reply, or that could not be sent. */
-	if (ret < 0 && m.got < n)
+	if (m.got < n)
 		ret_results[m.got] = ret;
-	if (dtel__error_closes(ret))
+	/* Sent after it, their replies never read: the connection goes with them (below). */
+	for (size_t i = m.got + 1; i < m.sent; i++)
+		ret_results[i] = -ECONNABORTED;
+	/* Replies still to come (also after an error that ends nothing by itself, such as
+	 * ENOBUFS from sendmmsg()): read later, each would be taken for another request's, and
+	 * DPDK's replies do not name their port. */
+	if (dtel__error_closes(ret) || m.sent > m.got)
 		drop_connection(s);
 	return ret;
 }

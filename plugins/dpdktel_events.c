@@ -389,9 +389,15 @@ notify_instance_tr(struct ev_instance *ei, const struct events_instance_tr *tr)
 			"DPDK application %s is back after %s", n, d);
 		break;
 	case EVENTS_TR_NOT_RESPONDING:
-		notify_instance(ei, NOTIF_FAILURE, tr->old, "not_responding", -1,
-			"DPDK application %s is not responding (pid %ld alive, no reply for %s)", n,
-			ei->t.pid, d);
+		if (ei->t.pid > 0)
+			notify_instance(ei, NOTIF_FAILURE, tr->old, "not_responding", -1,
+				"DPDK application %s is not responding (pid %ld alive, no reply "
+				"for "
+				"%s)",
+				n, ei->t.pid, d);
+		else /* the socket's owner not known (another pid namespace) */
+			notify_instance(ei, NOTIF_FAILURE, tr->old, "not_responding", -1,
+				"DPDK application %s is not responding (no reply for %s)", n, d);
 		break;
 	case EVENTS_TR_ANSWERS_AGAIN:
 		notify_instance(ei, NOTIF_OKAY, tr->old, "up", ms,
@@ -1158,20 +1164,34 @@ forget_state(struct ev_instance *ei)
 	ei->main_stalled = false;
 }
 
-/* A new pid behind the socket: one warning, and what was known of the old one goes. */
+/* "1234", or "?" for a pid that is not known. */
+static const char *
+pid_word(long pid, char *buf, size_t size)
+{
+	if (pid > 0)
+		snprintf(buf, size, "%ld", pid);
+	else
+		snprintf(buf, size, "?");
+	return buf;
+}
+
+/*
+ * Another process behind the socket, whether this poll was answered or not (one that hangs
+ * right after it made its socket never answers, and SO_PEERCRED names it at connect): one
+ * warning, and what was known of the old one goes. Liveness is then the new process's.
+ */
 static void
 check_restart(struct ev_instance *ei)
 {
+	char a[24], b[24];
 	long old_pid;
 
 	if (!dtp_target_restarted(&ei->t, &old_pid))
 		return;
-	char a[24], b[24];
-
-	snprintf(a, sizeof(a), "%ld", old_pid);
-	snprintf(b, sizeof(b), "%ld", ei->t.pid);
-	notify_instance(ei, NOTIF_WARNING, a, b, -1,
-		"DPDK application %s restarted (pid %ld → %ld)", ei->t.name, old_pid, ei->t.pid);
+	pid_word(old_pid, a, sizeof(a));
+	pid_word(ei->t.pid, b, sizeof(b));
+	notify_instance(ei, NOTIF_WARNING, a, b, -1, "DPDK application %s restarted (pid %s → %s)",
+		ei->t.name, a, b);
 	forget_state(ei);
 }
 
@@ -1248,9 +1268,10 @@ poll_once(struct ev_instance *ei)
 	ei->poll_err = 0;
 	read_sources(ei, t, &rd);
 	poll = outcome(ei);
+	/* A restart must be known before these readings meet the old state, and before an
+	 * unanswered poll is judged: by the process that holds the socket now. */
+	check_restart(ei);
 	if (poll == EVENTS_POLL_ANSWERED) {
-		/* A restart must be known before these readings meet the old state. */
-		check_restart(ei);
 		confirm_main(ei, &rd);
 		if (rd.have_links)
 			confirm_links(ei, &rd);
@@ -1258,7 +1279,9 @@ poll_once(struct ev_instance *ei)
 			confirm_lcores(ei, &rd, t);
 		poll = outcome(ei); /* a check may have met the hang */
 	}
-	if (events_instance_apply(&ei->st, poll, dtp_target_exited(&ei->t), ei->t.ever_up, t,
+	/* /proc is read only for an unanswered poll, the one whose verdict it decides. */
+	if (events_instance_apply(&ei->st, poll,
+		    poll == EVENTS_POLL_UNANSWERED && dtp_target_exited(&ei->t), ei->t.ever_up, t,
 		    dtp_now_ms(), ei->o->not_responding_polls, &itr) > 0) {
 		notify_instance_tr(ei, &itr);
 		if (itr.kind == EVENTS_TR_ANSWERS_AGAIN)

@@ -158,7 +158,7 @@ struct stats_instance {
 	struct prefetched {
 		char cmd[96];
 		struct dtel_reply reply;
-		int result; /* -ECANCELED: never answered, asked again by query() */
+		int result; /* -ECANCELED, -ECONNABORTED: never answered, asked again by query() */
 		bool taken;
 	} pre[2 * PREFETCH_PORTS];
 	size_t npre;
@@ -197,7 +197,10 @@ take_prefetched(struct stats_instance *si, const char *cmd, struct dtel_reply *r
 	for (size_t i = 0; i < si->npre; i++) {
 		struct prefetched *p = &si->pre[i];
 
-		if (p->taken || p->result == -ECANCELED || strcmp(p->cmd, cmd) != 0)
+		/* Never sent, or sent and left unread on a connection closed for it: asked
+		 * again (a null or cut reply before it ends nothing). */
+		if (p->taken || p->result == -ECANCELED || p->result == -ECONNABORTED ||
+			strcmp(p->cmd, cmd) != 0)
 			continue;
 		p->taken = true;
 		*r = p->reply;
@@ -1168,7 +1171,7 @@ prefetch(struct stats_instance *si, int from, int to, cdtime_t now)
 		si->pre[i].taken = false;
 		/* The connection failed there: nothing more is sent in this read (query()). */
 		if (results[i] < 0 && results[i] != -ENODATA && results[i] != -EMSGSIZE &&
-			results[i] != -ECANCELED)
+			results[i] != -ECANCELED && results[i] != -ECONNABORTED)
 			si->halted = true;
 	}
 	si->npre = n;

@@ -221,7 +221,7 @@ struct dtp_target {
 	int down_logged; /* the error the current outage was last logged with; 0: none */
 	uint64_t generation; /* the shared session's generation last seen */
 	uint64_t connects; /* the shared session's connect count last seen */
-	long pid;
+	long pid; /* of the process that holds the socket (dtp_target_restarted()); 0: unknown */
 	int dpdk_version; /* dtel_dpdk_version() of the greeting's version; -EINVAL: unknown */
 	char dpdk_release[DTEL_STRING_MAX]; /* the greeting's version without "DPDK " */
 	unsigned long long start_ticks; /* when pid started (/proc), 0: unknown */
@@ -262,7 +262,8 @@ int dtp_query(struct dtp_target *t, const char *cmd, struct dtel_reply *ret);
  * dtp_query() of @n requests at once (dtel_shared_query_many()): ret_results[i] and ret[i]
  * are what dtp_query() would have given for cmds[i], and counted as it counts them (when none
  * could be sent, the first has the error: -EAGAIN, -EBUSY, the connect's); -ECANCELED: never
- * answered (the connection ended at an earlier one), not counted. Returns 0.
+ * sent (the connection ended at an earlier one), not counted; -ECONNABORTED: sent, but its
+ * reply was left unread on a connection closed for it, counted sent and discarded. Returns 0.
  */
 int dtp_query_many(struct dtp_target *t, const char *const *cmds, size_t n, struct dtel_reply *ret,
 	int *ret_results);
@@ -276,17 +277,22 @@ int dtp_query_many(struct dtp_target *t, const char *const *cmds, size_t n, stru
 void dtp_bad_reply(struct dtp_target *t, const char *what, int err, uint64_t n);
 
 /**
- * After a successful request: whether the application restarted since the last call (the
- * greeting's pid changed). *ret_old_pid gets the previous pid. Also counts reconnects and
- * sets t->dpdk_version from the greeting (an upgrade is a restart).
+ * Whether another process holds the socket since the last call (a restart: the shared
+ * session's generation changed, see struct dtel_shared_status), answered or not: a process
+ * that hangs right after it made its socket never greets, and SO_PEERCRED names it at
+ * connect. *ret_old_pid gets the previous pid (0: never known). Takes the new process's pid
+ * into t->pid (its greeting's, or SO_PEERCRED's until it greets; its start time read from
+ * /proc once per pid), counts reconnects and sets t->dpdk_version from the greeting (an
+ * upgrade is a restart; unknown until the new process greets).
  */
 bool dtp_target_restarted(struct dtp_target *t, long *ret_old_pid);
 
 /**
- * Whether the process that last greeted the target has surely exited: its pid is no longer
- * in /proc, or belongs to a process with another start time (a reused pid). False while it
- * runs and when that cannot be told (never answered; another pid namespace). The pid and
- * its start time are taken by dtp_target_restarted().
+ * Whether the process that holds the socket, as dtp_target_restarted() last saw it, has
+ * surely exited: its pid is no longer in /proc, or belongs to a process with another start
+ * time (a reused pid). False while it runs and when that cannot be told (never reached;
+ * another pid namespace). Reads /proc: call it when a poll went unanswered, not at every
+ * poll.
  */
 bool dtp_target_exited(const struct dtp_target *t);
 

@@ -7,6 +7,7 @@
  * notification. The plugin's poll thread runs for real; tests wait on conditions with
  * deadlines, and step the simulation only after the plugin has polled it.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -44,6 +45,7 @@ struct sim {
 	uint64_t age_us[MAXP];
 	uint64_t stalls[MAXP];
 	bool silent; /* never answers */
+	bool silent_but_root; /* answers the command list "/" only */
 	bool garbage; /* answers with bytes that are not JSON */
 	bool bad_values; /* link answers with a negative speed */
 	bool started[MAXP]; /* dev_started of /ethdev/info */
@@ -238,7 +240,7 @@ sim_handler(
 	o->delay_ms = sim.slow_once_ms;
 	sim.slow_once_ms = 0;
 #define IS(c) (n == strlen(c) && strncmp(req, c, n) == 0)
-	if (sim.silent)
+	if (sim.silent || (sim.silent_but_root && !IS("/")))
 		o->action = FAKE_SILENT;
 	else if (sim.garbage)
 		o->data = fs_printf("\xff garbage %s", req), sim.link_queries++;
@@ -328,6 +330,7 @@ setup(void **state)
 	sim.lie_port = -1;
 	sim.nlcores = 2;
 	sim.silent = false;
+	sim.silent_but_root = false;
 	sim.garbage = false;
 	sim.bad_values = false;
 	sim.start_on_info = -1;
@@ -363,6 +366,27 @@ setup(void **state)
 	return 0;
 }
 
+/*
+ * Opens of /proc/<pid>/stat, where the plugin reads a process's start time (its liveness):
+ * the plugin is compiled into this program, so its fopen() calls land here first.
+ */
+static unsigned int proc_stat_opens; /* atomic */
+
+FILE *
+fopen(const char *name, const char *mode)
+{
+	FILE *(*real)(const char *, const char *) =
+		(FILE * (*)(const char *, const char *)) dlsym(RTLD_NEXT, "fopen");
+	size_t n = strlen(name);
+
+	if (strncmp(name, "/proc/", 6) == 0 && n > 5 && strcmp(name + n - 5, "/stat") == 0)
+		__atomic_fetch_add(&proc_stat_opens, 1, __ATOMIC_RELAXED);
+	return real(name, mode);
+}
+
+/* A process a test forked to serve the socket: teardown ends it when the test failed. */
+static pid_t helper_child;
+
 static bool reading; /* atomic */
 static pthread_t reader;
 static bool reader_started;
@@ -392,6 +416,11 @@ teardown(void **state)
 {
 	(void)state;
 	stop_reader();
+	if (helper_child > 0) {
+		kill(helper_child, SIGKILL);
+		waitpid(helper_child, NULL, 0);
+		helper_child = 0;
+	}
 	fc_shutdown(); /* stops the poll threads */
 	if (fs != NULL)
 		stop_server();
@@ -1641,6 +1670,134 @@ short_lived_applications_retired(void **state)
 	assert_int_equal(fc_logs_matching("watching DPDK application 'run3'"), 2);
 }
 
+/* A pid that no process has: a child that has exited and been reaped. */
+static pid_t
+dead_pid(void)
+{
+	pid_t child = fork();
+
+	if (child == 0)
+		_exit(0);
+	assert_true(child > 0);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	return child;
+}
+
+/*
+ * Another process takes the socket and hangs at once (a DPDK application stopped right after
+ * its EAL made the socket): it accepts, through the kernel, but never greets. It runs as a
+ * process of its own, so that SO_PEERCRED names it; it binds a path of its own and is moved
+ * onto the socket path once the old server is gone, as fast as an application restarts.
+ */
+static pid_t
+replace_with_hung_process(void)
+{
+	char tmp[160];
+	int fds[2];
+	pid_t child;
+	char c;
+
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	assert_int_equal(pipe(fds), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct fake_config cfg = {.path = tmp, .no_greeting = true};
+
+		close(fds[0]);
+		if (fs_start_path(&cfg) == NULL || write(fds[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	helper_child = child;
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &c, 1), 1);
+	close(fds[0]);
+	stop_server();
+	assert_int_equal(rename(tmp, path), 0);
+	return child;
+}
+
+/*
+ * A restart into a hung process is a restart, then a process that does not respond: decided
+ * for the process that holds the socket now (SO_PEERCRED: it never greets), not for the one
+ * that answered last. Failed before: the old pid had exited, so the unanswered polls made it
+ * "is gone" while a process listened there, and no restart was seen.
+ */
+static void
+restart_into_hung_process(void **state)
+{
+	struct fc_notification n;
+	char want[160];
+	pid_t old = dead_pid(), child;
+
+	(void)state;
+	start_server(old);
+	start_plugin("Timeout 0.02");
+	wait_polls(4);
+	child = replace_with_hung_process();
+	snprintf(want, sizeof(want), "DPDK application edge1 restarted (pid %ld → %ld)", (long)old,
+		(long)child);
+	wait_note("restarted", 1, &n);
+	assert_string_equal(n.message, want);
+	assert_int_equal(n.severity, NOTIF_WARNING);
+	wait_note("is not responding", 1, &n);
+	snprintf(want, sizeof(want), "(pid %ld alive, no reply for ", (long)child);
+	assert_non_null(strstr(n.message, want));
+	assert_int_equal(n.severity, NOTIF_FAILURE);
+	assert_int_equal(fc_notifications_matching("gone", NULL), 0);
+	/* The restart came first. */
+	assert_non_null(strstr(fc_notification_at(0)->message, "restarted"));
+}
+
+static void
+set_silent_but_root(void *arg)
+{
+	sim.silent_but_root = *(bool *)arg;
+}
+
+/*
+ * An application whose first poll got the command list answered, then nothing: not
+ * responding, and the message names its pid (the greeting's), never "pid 0". Failed before:
+ * "(pid 0 alive, ...)", the pid being taken only from a poll answered to the end.
+ */
+static void
+hung_after_first_answer_names_its_pid(void **state)
+{
+	struct fc_notification n;
+	char want[96];
+	bool yes = true;
+
+	(void)state;
+	sim_set(set_silent_but_root, &yes);
+	start_server(getpid()); /* a process that surely runs: this one */
+	start_plugin("Timeout 0.02");
+	wait_note("is not responding", 1, &n);
+	snprintf(want, sizeof(want), "(pid %ld alive, no reply for ", (long)getpid());
+	assert_non_null(strstr(n.message, want));
+	assert_int_equal(fc_notifications_matching("pid 0", NULL), 0);
+}
+
+/*
+ * An application that answers is not checked in /proc: its start time is read once (when
+ * its pid is first seen), liveness only for a poll that went unanswered. Failed before: a
+ * /proc/<pid>/stat read at every poll (50 a second at PollInterval 0.02).
+ */
+static void
+no_proc_read_while_answering(void **state)
+{
+	unsigned int before;
+
+	(void)state;
+	start_server(getpid());
+	start_plugin(NULL);
+	wait_polls(4);
+	before = __atomic_load_n(&proc_stat_opens, __ATOMIC_RELAXED);
+	wait_polls(40);
+	assert_int_equal(__atomic_load_n(&proc_stat_opens, __ATOMIC_RELAXED), before);
+}
+
 int
 main(void)
 {
@@ -1657,6 +1814,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			silent_live_process_is_not_responding, setup, teardown),
 		cmocka_unit_test_setup_teardown(silent_exited_process_is_gone, setup, teardown),
+		cmocka_unit_test_setup_teardown(restart_into_hung_process, setup, teardown),
+		cmocka_unit_test_setup_teardown(no_proc_read_while_answering, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			hung_after_first_answer_names_its_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(one_slow_reply_is_no_outage, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			eal_lcore_stall_confirmed_by_its_own_source, setup, teardown),

@@ -328,9 +328,11 @@ bool dtp_target_young(struct dtp_target *t);
  * further application on the prefix (dpdk_telemetry.v2:N) the prefix, '_' and @app, the
  * program name of the application listening there (dtp_socket_app()), so that the name
  * follows the application rather than the order they started in; "_N" when @app is NULL
- * or empty (not known). A '_' replaces the last '.' of a name that would read as a port or
- * lcore of another instance (dtp_name_ambiguous()). Cut to @size;
- * dtp_instances_discover() makes it unique.
+ * or empty (not known). Every character a configured <Instance> name may not have (other
+ * than letters, digits, '_', '-' and '.': a space, a quote, a newline of a file prefix)
+ * becomes '_', and a '_' replaces the last '.' of a name that would read as a port or lcore
+ * of another instance (dtp_name_ambiguous()). Cut to @size; dtp_instances_discover() makes
+ * it unique.
  */
 void dtp_discovered_name(
 	const struct dtel_socket_info *si, const char *app, char *buf, size_t size);

@@ -1999,6 +1999,48 @@ clashing_names_made_unique(void **state)
 		assert_true(strlen(names[i]) < DTP_NAME_MAX);
 }
 
+/*
+ * File prefixes with a space, a quote or a newline: discovered instances are named as a
+ * configured <Instance> must be ([A-Za-z0-9_.-]), each distinct ("a b" and "a_b" both
+ * become "a_b": one keeps it, the other is renamed by a hash of its path). Failed before:
+ * the names kept the space, the quote and the newline (plugin_instance, csv file names and
+ * Prometheus labels with them).
+ */
+static void
+discovered_names_sanitized(void **state)
+{
+	static const char *const prefixes[] = {"a b", "q'x", "n\nl", "a_b", "ok-1.2"};
+	char text[512], names[16][DTP_NAME_MAX], name[DTP_NAME_MAX];
+	struct dtel_socket_info si = {.prefix = "we\"ird\tone"};
+	size_t n;
+
+	(void)state;
+	dtp_discovered_name(&si, NULL, name, sizeof(name));
+	assert_string_equal(name, "we_ird_one");
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 1);
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		assert_int_equal(test_plant_stale(fx.dir, prefixes[i], "dpdk_telemetry.v2"), 0);
+	snprintf(text, sizeof(text), "Discover true\nRuntimeDir \"%s\"\n", fx.dir);
+	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
+	assert_int_equal(fc_init(), 0);
+	assert_int_equal(fc_read_all(), 0);
+	n = logged_names("collecting DPDK application '", names, 16);
+	assert_int_equal(n, 6); /* the five, and the fake application's "edge1" */
+	assert_distinct(names, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(strspn(names[i],
+					 "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					 "0123456789_-."),
+			strlen(names[i]));
+		assert_true(strlen(names[i]) < DTP_NAME_MAX);
+	}
+	assert_int_equal(fc_logs_matching("collecting DPDK application 'ok-1.2'"), 1);
+	assert_int_equal(fc_logs_matching("collecting DPDK application 'q_x'"), 1);
+	assert_int_equal(fc_logs_matching("collecting DPDK application 'n_l'"), 1);
+	assert_int_equal(fc_logs_matching("collecting DPDK application 'a_b'"), 1);
+	assert_int_equal(fc_logs_matching("collecting DPDK application 'a_b_"), 1);
+}
+
 /* A discovered prefix "discover": on today's main its callback had the name of the
  * discovery callback; collectd refused it and freed the instance, and the plugin freed it
  * again (ASan: double free). */
@@ -2439,6 +2481,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(discovery_finds_sockets, setup, teardown),
 		cmocka_unit_test(ambiguous_names),
 		cmocka_unit_test_setup_teardown(clashing_names_made_unique, setup, teardown),
+		cmocka_unit_test_setup_teardown(discovered_names_sanitized, setup, teardown),
 		cmocka_unit_test(hashed_names),
 		cmocka_unit_test_setup_teardown(short_lived_applications_retired, setup, teardown),
 		cmocka_unit_test_setup_teardown(

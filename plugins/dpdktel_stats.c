@@ -140,6 +140,7 @@ struct stats_instance {
 	uint64_t lcore_info_generation; /* the lcores' info was read for this generation */
 	uint64_t no_usage_generation; /* /eal/lcore/usage listed no lcore in this generation */
 	uint64_t info_generation; /* instance_info below is of this generation */
+	uint64_t no_ethdev_generation; /* "no ethdev" was logged for this generation */
 	char info_ti[DATA_MAX_NAME_LEN]; /* instance_info's type instance */
 	struct stats_cmd_state *cmd_state; /* of each <Command>, made at the first read */
 	struct stats_devices devices; /* cryptodev, dmadev, eventdev, rawdev */
@@ -1103,20 +1104,55 @@ ports_due(struct stats_instance *si, cdtime_t now)
 		!same_connection(si, false) || dtp_target_young(&si->t);
 }
 
+/* The ports of the last list, and when to ask again. */
+static void
+keep_port_list(struct stats_instance *si, uint16_t *ids, int n, cdtime_t now)
+{
+	free(si->port_ids);
+	si->port_ids = ids;
+	si->nport_ids = n;
+	si->relist_ports = false;
+	si->ports_next = now + PORT_LIST_EVERY;
+}
+
+/*
+ * An application without ethdev (a DPDK program built without librte_ethdev): DPDK answers
+ * null for a command nobody registered (lib/telemetry/telemetry.c, unknown_command). No port
+ * then, but its other sources stand on their own: said once per application process.
+ * (Debian's shared build always has ethdev and answers [] when there is no port.)
+ */
+static void
+no_ethdev(struct stats_instance *si, cdtime_t now)
+{
+	if (si->no_ethdev_generation != si->t.generation) {
+		si->no_ethdev_generation = si->t.generation;
+		LOG(LOG_INFO,
+			"DPDK application '%s' has no ethdev (/ethdev/list answers null): no port "
+			"values; its other values are read",
+			si->t.name);
+	}
+	keep_port_list(si, NULL, 0, now);
+}
+
 /*
  * /ethdev/list into si->port_ids. 0; -1 when the request failed (the read ends); a list that
- * cannot be used is counted, and the ports of the last one are read.
+ * cannot be used is counted, and the ports of the last one are read; a null one is no port
+ * at all (no_ethdev()).
  */
 static int
 list_ports(struct stats_instance *si, cdtime_t now, long *ret_old_pid, bool *ret_restarted)
 {
 	struct dtel_reply list;
 	uint16_t *ids = NULL;
-	int n;
+	int n, ret = query(si, "/ethdev/list", &list);
 
-	if (query(si, "/ethdev/list", &list) < 0)
+	if (ret < 0 && ret != -ENODATA)
 		return -1;
 	*ret_restarted = dtp_target_restarted(&si->t, ret_old_pid);
+	if (ret == -ENODATA) {
+		no_ethdev(si, now);
+		return 0;
+	}
 	n = dtel_parse_port_list(&list, &ids);
 	dtel_reply_release(&list);
 	if (n < 0) {
@@ -1125,11 +1161,7 @@ list_ports(struct stats_instance *si, cdtime_t now, long *ret_old_pid, bool *ret
 			si->nport_ids = 0; /* none known of this process */
 		return 0;
 	}
-	free(si->port_ids);
-	si->port_ids = ids;
-	si->nport_ids = n;
-	si->relist_ports = false;
-	si->ports_next = now + PORT_LIST_EVERY;
+	keep_port_list(si, ids, n, now);
 	return 0;
 }
 

@@ -52,6 +52,7 @@ struct app {
 	bool pool_gone, pool_swapped;
 	bool zones_bad; /* /eal/memzone_list with an entry that is not an id */
 	bool zone_swapped; /* /eal/memzone_info,<id> answers about memzone id + 1 */
+	bool no_ethdev; /* /ethdev/list answers null; one crypto device */
 };
 
 /* Memory requests the fake received (atomic: one thread per connection). */
@@ -369,6 +370,16 @@ app_handler(
 		o->action = FAKE_SILENT;
 	else if (IS("/"))
 		o->data = root_list(a);
+	/* A DPDK program without librte_ethdev: nobody registered /ethdev/list, and
+	 * lib/telemetry/telemetry.c answers null (unknown_command); its crypto device answers
+	 * as crypto_null does (lib/cryptodev/rte_cryptodev.c cryptodev_handle_dev_list and
+	 * cryptodev_handle_dev_stats, recorded). */
+	else if (IS("/ethdev/list") && a->no_ethdev)
+		o->data = fs_printf("{\"/ethdev/list\":null}");
+	else if (IS("/cryptodev/list") && a->no_ethdev)
+		o->data = fs_printf("{\"/cryptodev/list\":[0]}");
+	else if (IS("/cryptodev/stats") && a->no_ethdev && id == 0)
+		o->data = fs_golden("dpdk-22.11/cryptodev_stats-0.json", &o->len);
 	else if (IS("/ethdev/list") && a->oversized_list)
 		o->data = fs_printf("{\"/ethdev/list\":[0%*s]}", 17000, "");
 	else if (IS("/ethdev/list"))
@@ -2041,6 +2052,35 @@ discovered_names_sanitized(void **state)
 	assert_int_equal(fc_logs_matching("collecting DPDK application 'a_b_"), 1);
 }
 
+/*
+ * An application without ethdev (/ethdev/list null) still gets its device classes, memory,
+ * <Command> blocks and uptime, and says so once at INFO. Failed before: the read ended at
+ * the null list, with nothing but up (1) and nothing logged.
+ */
+static void
+no_ethdev_reads_the_rest(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.no_ethdev = true, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure(NULL,
+				 "<Command \"/eal/heap_info\">\n Params \"0\"\n"
+				 " Name \"heap\"\n"
+				 "</Command>\n"),
+		0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(must_find(PI, "cryptodev_ops", "cryptodev0.enqueued_count")->v[0].derive,
+		320500096);
+	must_find(PI, "heap_bytes", "heap0");
+	must_find(PI, "gauge", "heap.Heap_size");
+	must_find(PI, "uptime", NULL);
+	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 1);
+	assert_int_equal(must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 0);
+	for (size_t i = 0; i < fc_nvalues(); i++)
+		assert_null(strstr(fc_value_at(i)->plugin_instance, ".port"));
+	assert_int_equal(fc_logs_matching("has no ethdev (/ethdev/list answers null)"), 1);
+}
+
 /* A discovered prefix "discover": on today's main its callback had the name of the
  * discovery callback; collectd refused it and freed the instance, and the plugin freed it
  * again (ASan: double free). */
@@ -2482,6 +2522,7 @@ main(void)
 		cmocka_unit_test(ambiguous_names),
 		cmocka_unit_test_setup_teardown(clashing_names_made_unique, setup, teardown),
 		cmocka_unit_test_setup_teardown(discovered_names_sanitized, setup, teardown),
+		cmocka_unit_test_setup_teardown(no_ethdev_reads_the_rest, setup, teardown),
 		cmocka_unit_test(hashed_names),
 		cmocka_unit_test_setup_teardown(short_lived_applications_retired, setup, teardown),
 		cmocka_unit_test_setup_teardown(

@@ -922,8 +922,11 @@ confirm_links(struct ev_instance *ei, struct reading *rd)
 			rd->link_passed[i] = true;
 			break;
 		}
-		/* The device name, for the link-down message, once per port. */
-		if (r->valid && r->state == EVENTS_LINK_DOWN && p->known && !p->name[0])
+		/* The device name, for the link-down message: asked at each going down, as the
+		 * device at a port id can change while the application runs (a port detached,
+		 * another attached at its id). */
+		if (r->valid && r->state == EVENTS_LINK_DOWN && p->known &&
+			(p->state != EVENTS_LINK_DOWN || !p->name[0]))
 			learn_info(ei, p);
 	}
 }

@@ -33,6 +33,7 @@ struct stats_opts {
 	unsigned int hide_zero_from; /* xstats of a full reply from which to ask hide_zero=true */
 	double timeout;
 	double link_interval; /* seconds between two /ethdev/link_status of a port; 0: every read */
+	double port_info_interval; /* seconds between two /ethdev/info of a port; 0: every read */
 	struct dtp_ports ports;
 	struct dtp_globs include, exclude;
 	struct dtp_globs xgauge; /* XStatsGauge */
@@ -48,6 +49,7 @@ static const struct stats_opts defaults = {
 	.memory = true,
 	.timeout = 0.5,
 	.hide_zero_from = DTEL_DICT_MAX_ENTRIES,
+	.port_info_interval = 60,
 	.ports.all = true,
 	.xgauge = STATS_XSTATS_GAUGE_DEFAULT,
 	.devices = STATS_DEVICES_DEFAULTS,
@@ -73,6 +75,8 @@ static const struct dtp_option options[] = {
 		"a number of extended counters from 1 to 256"),
 	OPT("LinkInterval", DTP_OPT_SECONDS, link_interval, 0, 86400,
 		"seconds from 0 (the link at every read) to 86400"),
+	OPT("PortInfoInterval", DTP_OPT_SECONDS, port_info_interval, 0, 86400,
+		"seconds from 0 (/ethdev/info at every read) to 86400"),
 	BOOL_OPT("AppStats", app),
 	BOOL_OPT("MemoryStats", memory),
 	DTP_TIMEOUT_OPT(stats_opts),
@@ -92,8 +96,14 @@ struct port_state {
 	bool seen; /* in the application's last /ethdev/list */
 	uint64_t queues_moved; /* bit q: queue q moved a packet at some point */
 	bool have_info;
-	struct dtel_port_info info; /* read once per application generation */
+	struct dtel_port_info info; /* see read_info() for when it is read again */
 	char info_ti[DATA_MAX_NAME_LEN]; /* port_info's type instance, made from info */
+	cdtime_t info_next; /* PortInfoInterval: when to ask /ethdev/info again */
+	cdtime_t info_read; /* the read that asked it last (its time) */
+	bool info_stale; /* the port may have changed: ask /ethdev/info at this read */
+	uint64_t names_hash; /* of the names of its last xstats reply; 0: none yet */
+	bool have_counts;
+	uint64_t ipackets, opackets; /* at the last read, to see them go back */
 	unsigned int cut_logged; /* bit per enum cut_cause */
 	bool no_queues_logged; /* PerQueue found no per-queue counters for the port: logged */
 	bool hide_zero; /* ask /ethdev/xstats with hide_zero=true (DPDK >= 23.03) */
@@ -334,6 +344,155 @@ note_cut(struct stats_instance *si, struct port_state *ps, const char *cmd, unsi
 	}
 }
 
+/* Port facts -------------------------------------------------------------------------------- */
+
+/* The names of an xstats reply, as one FNV-1a hash. */
+static uint64_t
+names_hash(const struct dtel_xstats *x)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (size_t i = 0; i < x->n; i++)
+		for (const char *c = x->v[i].name;; c++) {
+			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+			if (*c == '\0')
+				break;
+		}
+	return h;
+}
+
+/*
+ * port_info "<device>,<driver>,<mac>,<numa>" (docs/metrics.md): the names an operator knows
+ * the port by, for Prometheus to join onto the port's series.
+ */
+static void
+make_port_info(struct port_state *ps)
+{
+	static const size_t max[] = {64, 32, 18, 12}; /* 126 bytes: within DATA_MAX_NAME_LEN */
+	char driver[64], numa[16];
+	const char *parts[] = {ps->info.name, driver, ps->info.mac_addr, numa};
+
+	dtp_port_driver(ps->info.name, "/sys", driver, sizeof(driver));
+	snprintf(numa, sizeof(numa), "%d", ps->info.numa_node);
+	if (dtp_info_instance(ps->info_ti, sizeof(ps->info_ti), parts, max, 4) < 0)
+		ps->info_ti[0] = '\0';
+}
+
+/*
+ * /ethdev/info of the port into ps->info. Port configuration changes while the application
+ * runs (testpmd "port config all rxq 4", Open vSwitch's n_rxq and mtu_request, a port
+ * detached and another device attached at its id), so it is asked again when the port may
+ * have changed (port_changed()), and at least every PortInfoInterval. @must: what was known
+ * may be wrong: when the request fails, nothing is dispatched of it until it answers.
+ */
+static void
+fetch_info(struct stats_instance *si, struct port_state *ps, cdtime_t now, bool must)
+{
+	struct dtel_port_info info;
+	char was_ti[DATA_MAX_NAME_LEN];
+	struct dtel_reply r;
+	int ret;
+
+	snprintf(was_ti, sizeof(was_ti), "%s", ps->have_info ? ps->info_ti : "");
+	ps->info_stale = false;
+	ps->info_read = now;
+	if (query_id(si, "/ethdev/info", ps->id, &r) < 0) {
+		if (must)
+			ps->have_info = false;
+		return;
+	}
+	ret = dtel_parse_port_info(&r, &info);
+	dtel_reply_release(&r);
+	if (ret < 0 || info.port_id != ps->id) {
+		if (ret < 0)
+			bad_port_reply(si, ps, "/ethdev/info", ret, 1);
+		else
+			si->t.invalid++; /* the answer for another port (the 22.11 race) */
+		if (must)
+			ps->have_info = false;
+		return;
+	}
+	ps->info = info;
+	ps->have_info = true;
+	ps->info_next = now + DOUBLE_TO_CDTIME_T(si->o->port_info_interval);
+	make_port_info(ps);
+	if (was_ti[0] != '\0' && strcmp(was_ti, ps->info_ti) != 0)
+		LOG(LOG_INFO,
+			"instance '%s' port %u is now %s (was %s): port_info follows (the old "
+			"series "
+			"stops)",
+			si->t.name, ps->id, ps->info_ti, was_ti);
+}
+
+/* A sign that the port may have changed (its xstats names, counters that went back): its
+ * /ethdev/info is asked again at once, once per read. */
+static void
+port_changed(struct stats_instance *si, struct port_state *ps, cdtime_t now)
+{
+	if (ps->info_read == now && !ps->info_stale)
+		return; /* asked in this read already */
+	fetch_info(si, ps, now, true);
+}
+
+/* /ethdev/info, first of a port's sources (its dev_flags tell read_xstats whether the
+ * per-queue xstats will do): when it is not known, when a sign of change was seen, and every
+ * PortInfoInterval. Its values go out after the other sources (dispatch_info()), which may
+ * see a change and ask it again. */
+static void
+read_info(
+	struct stats_instance *si, struct port_state *ps, const struct dtp_id *id, const char *cmd)
+{
+	(void)cmd;
+	if (!ps->have_info || ps->info_stale)
+		fetch_info(si, ps, id->time, true);
+	else if (id->time >= ps->info_next)
+		fetch_info(si, ps, id->time, false);
+}
+
+/* port_queues, port_mtu and port_info at every read, so that no series of them goes stale
+ * while the port is there; the port_info of a device the port no longer is goes no more. */
+static void
+dispatch_info(
+	struct stats_instance *si, struct port_state *ps, const struct dtp_id *id, const char *cmd)
+{
+	(void)si, (void)cmd;
+	if (!ps->have_info)
+		return;
+	dtp_gauge(id, "port_queues", NULL, (double[]){ps->info.nb_rx_queues, ps->info.nb_tx_queues},
+		2);
+	gauge(id, "port_mtu", NULL, ps->info.mtu);
+	if (ps->info_ti[0] != '\0')
+		gauge(id, "port_info", ps->info_ti, 1);
+}
+
+/*
+ * Signs in the counters that the port is not what it was: its xstats names changed (another
+ * device, or another number of queues: ethdev names a counter per queue), or its packet
+ * counters went back (another device at the same id starts from 0, as does a port whose
+ * counters were reset). Then /ethdev/info at once (port_changed()).
+ */
+static void
+check_names(
+	struct stats_instance *si, struct port_state *ps, const struct dtel_xstats *x, cdtime_t now)
+{
+	uint64_t h = names_hash(x);
+
+	if (ps->names_hash != 0 && h != ps->names_hash)
+		port_changed(si, ps, now);
+	ps->names_hash = h;
+}
+
+static void
+check_counts(struct stats_instance *si, struct port_state *ps, const struct dtel_port_stats *st,
+	cdtime_t now)
+{
+	if (ps->have_counts && (st->ipackets < ps->ipackets || st->opackets < ps->opackets))
+		port_changed(si, ps, now);
+	ps->have_counts = true;
+	ps->ipackets = st->ipackets;
+	ps->opackets = st->opackets;
+}
+
 /* Per port --------------------------------------------------------------------------------- */
 
 static void
@@ -403,8 +562,10 @@ read_basic(
 		bad_port_reply(si, ps, cmd, ret, 1); /* nothing from it */
 		return;
 	}
-	if (!ps->basic_done)
+	if (!ps->basic_done) {
+		check_counts(si, ps, &st, id->time);
 		dispatch_basic(si, id, &st);
+	}
 	if (want_queues && st.nb_queues > 0)
 		dispatch_queues(si, ps, id, &st);
 	else if (want_queues)
@@ -518,7 +679,10 @@ basic_from_xstats(struct stats_instance *si, struct port_state *ps, const struct
 {
 	struct dtel_port_stats st;
 
-	if (!si->o->basic || dtel_xstats_port_stats(x, &st) < 0)
+	if (dtel_xstats_port_stats(x, &st) < 0)
+		return;
+	check_counts(si, ps, &st, id->time);
+	if (!si->o->basic)
 		return;
 	dispatch_basic(si, id, &st);
 	ps->basic_done = true;
@@ -552,15 +716,9 @@ xstat_kind(const struct stats_instance *si, const char *name)
 static const uint8_t *
 xstat_kinds(const struct stats_instance *si, struct port_state *ps, const struct dtel_xstats *x)
 {
-	uint64_t h = 14695981039346656037ULL;
+	uint64_t h = names_hash(x);
 	uint8_t *k;
 
-	for (size_t i = 0; i < x->n; i++)
-		for (const char *c = x->v[i].name;; c++) {
-			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-			if (*c == '\0')
-				break;
-		}
 	if (ps->xkinds != NULL && ps->nxkinds == x->n && ps->xnames_hash == h)
 		return ps->xkinds;
 	k = realloc(ps->xkinds, x->n + 1);
@@ -638,6 +796,7 @@ read_xstats(
 		dtel_xstats_clear(&x);
 		return;
 	}
+	check_names(si, ps, &x, id->time);
 	maybe_hide_zero(si, ps, &x);
 	note_cut(si, ps, cmd, x.flags);
 	if (x.nb_invalid > 0)
@@ -689,52 +848,6 @@ read_link(
 	ps->link_speed = l.speed_mbps == DTEL_SPEED_UNKNOWN ? -1 : l.up ? (double)l.speed_mbps : 0;
 	if (ps->link_speed >= 0)
 		gauge(id, "link_speed", NULL, ps->link_speed);
-}
-
-/*
- * port_info "<device>,<driver>,<mac>,<numa>" (docs/metrics.md): the names an operator knows
- * the port by, for Prometheus to join onto the port's series.
- */
-static void
-make_port_info(struct port_state *ps)
-{
-	static const size_t max[] = {64, 32, 18, 12}; /* 126 bytes: within DATA_MAX_NAME_LEN */
-	char driver[64], numa[16];
-	const char *parts[] = {ps->info.name, driver, ps->info.mac_addr, numa};
-
-	dtp_port_driver(ps->info.name, "/sys", driver, sizeof(driver));
-	snprintf(numa, sizeof(numa), "%d", ps->info.numa_node);
-	if (dtp_info_instance(ps->info_ti, sizeof(ps->info_ti), parts, max, 4) < 0)
-		ps->info_ti[0] = '\0';
-}
-
-/* Port configuration changes only with a restart: read it once per application generation,
- * and dispatch it at every read, so that no series of it goes stale while the port is there. */
-static void
-read_info(
-	struct stats_instance *si, struct port_state *ps, const struct dtp_id *id, const char *cmd)
-{
-	struct dtel_reply r;
-	int ret;
-
-	if (!ps->have_info && query_id(si, cmd, ps->id, &r) == 0) {
-		ret = dtel_parse_port_info(&r, &ps->info);
-		ps->have_info = ret == 0 && ps->info.port_id == ps->id;
-		if (ps->have_info)
-			make_port_info(ps);
-		if (ret < 0)
-			bad_port_reply(si, ps, cmd, ret, 1);
-		else if (!ps->have_info)
-			si->t.invalid++; /* the answer for another port (the 22.11 race) */
-		dtel_reply_release(&r);
-	}
-	if (!ps->have_info)
-		return;
-	dtp_gauge(id, "port_queues", NULL, (double[]){ps->info.nb_rx_queues, ps->info.nb_tx_queues},
-		2);
-	gauge(id, "port_mtu", NULL, ps->info.mtu);
-	if (ps->info_ti[0] != '\0')
-		gauge(id, "port_info", ps->info_ti, 1);
 }
 
 /* The forwarder's own counters for the port: packets it could not send. */
@@ -795,6 +908,8 @@ static const struct port_source {
 	{offsetof(struct stats_opts, basic), false, "/ethdev/stats", read_basic},
 	{NO_OPTION, false, "/ethdev/link_status", read_link},
 	{offsetof(struct stats_opts, app), true, "/fwd/port", read_fwd_port},
+	/* last: the sources above may have seen a change and asked /ethdev/info again */
+	{NO_OPTION, false, "/ethdev/info", dispatch_info},
 };
 
 static bool
@@ -1065,6 +1180,21 @@ dispatch_health(struct stats_instance *si, cdtime_t now, double read_seconds)
 	dtp_gauge(&id, "duration", "read", &read_seconds, 1);
 }
 
+/* What is known of a port that is gone (its id may come back as another device) or of an
+ * application process that is gone: learnt again from the next replies. */
+static void
+forget_port(struct port_state *ps)
+{
+	ps->have_info = false;
+	ps->info_stale = false;
+	ps->queues_moved = 0;
+	ps->hide_zero = false; /* another device, maybe of another release */
+	ps->have_link = false;
+	ps->names_hash = 0;
+	ps->have_counts = false;
+	dtel_xstats_clear(&ps->known);
+}
+
 static void
 on_restart(struct stats_instance *si, long old_pid, cdtime_t now)
 {
@@ -1081,15 +1211,8 @@ on_restart(struct stats_instance *si, long old_pid, cdtime_t now)
 	dtp_notify(&id, NOTIF_WARNING, "restarts", NULL, &meta,
 		"DPDK application %s restarted (pid %ld → %ld)", si->t.name, old_pid, si->t.pid);
 	/* Everything cached belonged to the old process. */
-	for (size_t i = 0; i < si->nports; i++) {
-		struct port_state *ps = &si->ports[i];
-
-		ps->have_info = false;
-		ps->queues_moved = 0;
-		ps->hide_zero = false; /* another process, maybe of another release */
-		ps->have_link = false;
-		dtel_xstats_clear(&ps->known);
-	}
+	for (size_t i = 0; i < si->nports; i++)
+		forget_port(&si->ports[i]);
 	for (size_t i = 0; i < si->nlcores; i++) {
 		si->lcores[i].have = false;
 		si->lcores[i].info_ti[0] = '\0';
@@ -1104,10 +1227,19 @@ ports_due(struct stats_instance *si, cdtime_t now)
 		!same_connection(si, false) || dtp_target_young(&si->t);
 }
 
-/* The ports of the last list, and when to ask again. */
+/* The ports of the last list, and when to ask again. A port that is not in it is gone: if
+ * its id comes back, it is another port, learnt anew. */
 static void
 keep_port_list(struct stats_instance *si, uint16_t *ids, int n, cdtime_t now)
 {
+	for (size_t i = 0; i < si->nports; i++) {
+		bool listed = false;
+
+		for (int k = 0; k < n && !listed; k++)
+			listed = ids[k] == si->ports[i].id;
+		if (!listed)
+			forget_port(&si->ports[i]);
+	}
 	free(si->port_ids);
 	si->port_ids = ids;
 	si->nport_ids = n;

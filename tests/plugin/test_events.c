@@ -46,6 +46,7 @@ struct sim {
 	uint64_t stalls[MAXP];
 	bool silent; /* never answers */
 	bool silent_but_root; /* answers the command list "/" only */
+	const char *dev; /* the driver part of the device names of /ethdev/info ("net_tap") */
 	bool garbage; /* answers with bytes that are not JSON */
 	bool bad_values; /* link answers with a negative speed */
 	bool started[MAXP]; /* dev_started of /ethdev/info */
@@ -262,9 +263,9 @@ sim_handler(
 			sim.started[id] = sim.up[id] = true;
 			sim.start_on_info = -1;
 		}
-		o->data = fs_printf("{\"/ethdev/info\":{\"name\":\"net_tap%u\",\"port_id\":%u,"
+		o->data = fs_printf("{\"/ethdev/info\":{\"name\":\"%s%u\",\"port_id\":%u,"
 				    "\"dev_started\":%d}}",
-			id, id, sim.started[id]);
+			sim.dev, id, id, sim.started[id]);
 	} else if (IS("/fwd/ports") && sim.fwd)
 		o->data = fwd_ports(), sim.link_queries++;
 	else if (IS("/fwd/lcores") && sim.fwd)
@@ -331,6 +332,7 @@ setup(void **state)
 	sim.nlcores = 2;
 	sim.silent = false;
 	sim.silent_but_root = false;
+	sim.dev = "net_tap";
 	sim.garbage = false;
 	sim.bad_values = false;
 	sim.start_on_info = -1;
@@ -1798,11 +1800,37 @@ no_proc_read_while_answering(void **state)
 	assert_int_equal(__atomic_load_n(&proc_stat_opens, __ATOMIC_RELAXED), before);
 }
 
+static void
+set_dev(void *arg)
+{
+	sim.dev = arg;
+}
+
+/* The device at a port changes (another attached at its id): the next link-down names the
+ * new one. Failed before: the name was learnt once per port ("net_tap0" for ever). */
+static void
+link_down_names_the_device_now_there(void **state)
+{
+	(void)state;
+	start_server(10);
+	start_plugin("FlapThreshold 10"); /* three changes in a second: not flapping here */
+	wait_polls(4);
+	set_link(0, false);
+	wait_note("Link down on edge1 port 0 (net_tap0)", 1, NULL);
+	set_link(0, true);
+	wait_note("Link up on edge1 port 0", 1, NULL);
+	sim_set(set_dev, (void *)"net_null");
+	set_link(0, false);
+	wait_note("Link down on edge1 port 0 (net_null0)", 1, NULL);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(link_down_then_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			link_down_names_the_device_now_there, setup, teardown),
 		cmocka_unit_test_setup_teardown(swapped_answer_raises_no_alarm, setup, teardown),
 		cmocka_unit_test_setup_teardown(flap_storm_one_warning, setup, teardown),
 		cmocka_unit_test_setup_teardown(missed_down_up_seen_from_counter, setup, teardown),

@@ -80,6 +80,12 @@ static struct dtp_conf conf;
 
 /* Runtime state ------------------------------------------------------------------------- */
 
+/* When the values of a port or an lcore last went to collectd. */
+struct sent_at {
+	unsigned int id; /* first: dtp_slot() */
+	cdtime_t at;
+};
+
 /* What the read callback dispatches: a copy the poll thread publishes after each poll. */
 struct snapshot {
 	bool polled; /* false until the first poll: nothing is known to dispatch */
@@ -102,6 +108,11 @@ struct ev_instance {
 	pthread_mutex_t dispatch_lock;
 	pthread_cond_t wake;
 	struct snapshot snap; /* under dispatch_lock (and lock) */
+	/* When the values of the instance, of each port and of each lcore last went to
+	 * collectd, from either thread (under dispatch_lock): see dispatch_gap(). */
+	cdtime_t inst_sent;
+	struct sent_at *port_sent, *lcore_sent;
+	size_t nport_sent, nlcore_sent;
 	/* Values above INT64_MAX that collectd could not take, counted by whichever thread
 	 * dispatched them (atomic); added to telemetry_requests/invalid. */
 	uint64_t range_invalid;
@@ -117,6 +128,7 @@ struct ev_instance {
 	bool has_link_check_age; /* /fwd/info reports link_check_age_ms */
 	bool said_links_only;
 	bool main_stalled; /* announced: the main lcore no longer checks the links */
+	bool inst_dirty; /* the instance's values changed and have not gone out yet */
 	struct events_instance st; /* up, gone, not responding */
 	struct events_link_conf link_conf;
 	uint64_t caps_again_ms; /* ... at this time */
@@ -1231,6 +1243,55 @@ publish(struct ev_instance *ei)
 }
 
 /*
+ * One identifier, one time order. collectd 5.12's plugin_dispatch_values() only queues a
+ * value; several write threads (WriteThreads, default 5) take values off the queue and store
+ * them in the cache (src/daemon/plugin.c plugin_write_thread, src/daemon/utils_cache.c
+ * uc_update), so two values of one identifier queued close together can reach the cache in
+ * either order, and the older is then refused: "uc_update: Value too old" (seen at start-up,
+ * when the first poll's change and the first read went out 2 ms apart). Taking their times
+ * in order under one lock (dispatch_lock) cannot prevent that; keeping them apart in time
+ * does: the values of the instance, of a port or of an lcore go out at most once per gap,
+ * whichever thread sends them. A read skips what a poll sent less than a gap ago (it is that
+ * fresh); a poll keeps a change that comes less than a gap after the last dispatch for the
+ * first poll after it (its notification went out at once). Half the interval, at most
+ * 0.5 s: a write thread would have to stall that long between taking one off the queue and
+ * storing it for the other to overtake it.
+ */
+static cdtime_t
+dispatch_gap(void)
+{
+	cdtime_t gap = plugin_get_interval() / 2;
+
+	return gap < MS_TO_CDTIME_T(500) ? gap : MS_TO_CDTIME_T(500);
+}
+
+/* Whether a group of values last sent at *at may go out at @now; if so, *at = @now. NULL
+ * (no memory to remember it): yes. Under dispatch_lock. */
+static bool
+due(cdtime_t *at, cdtime_t now, cdtime_t gap)
+{
+	if (at != NULL && *at != 0 && now - *at < gap)
+		return false;
+	if (at != NULL)
+		*at = now;
+	return true;
+}
+
+static cdtime_t *
+sent_slot(struct sent_at **v, size_t *n, unsigned int id)
+{
+	struct sent_at *s = dtp_slot(*v, n, sizeof(**v), id, &(size_t){0}, NULL);
+	size_t i;
+
+	if (s == NULL)
+		return NULL;
+	*v = s;
+	for (i = 0; i < *n && s[i].id != id; i++)
+		;
+	return &s[i].at;
+}
+
+/*
  * The values that changed in this poll go out under the dispatch lock, after the snapshot
  * the read callback dispatches from was published under the same lock: a read can never
  * dispatch an older state with a later time than a change.
@@ -1238,22 +1299,32 @@ publish(struct ev_instance *ei)
 static void
 finish_poll(struct ev_instance *ei, bool instance_changed)
 {
-	cdtime_t now;
+	cdtime_t now, gap = dispatch_gap();
 
 	pthread_mutex_lock(&ei->dispatch_lock);
 	publish(ei);
 	now = cdtime();
-	if (instance_changed)
+	ei->inst_dirty |= instance_changed;
+	if (ei->inst_dirty && due(&ei->inst_sent, now, gap)) {
 		dispatch_instance_at(ei, &ei->snap, now);
+		ei->inst_dirty = false;
+	}
 	for (size_t i = 0; i < ei->nports; i++) {
-		if (ei->ports[i].dirty)
-			dispatch_port_at(ei, &ei->ports[i], now);
-		ei->ports[i].dirty = false;
+		struct events_port *p = &ei->ports[i];
+
+		if (p->dirty && due(sent_slot(&ei->port_sent, &ei->nport_sent, p->id), now, gap)) {
+			dispatch_port_at(ei, p, now);
+			p->dirty = false;
+		}
 	}
 	for (size_t i = 0; i < ei->nlcores; i++) {
-		if (ei->lcores[i].dirty)
-			dispatch_lcore_at(ei, &ei->lcores[i], now);
-		ei->lcores[i].dirty = false;
+		struct events_lcore *l = &ei->lcores[i];
+
+		if (l->dirty &&
+			due(sent_slot(&ei->lcore_sent, &ei->nlcore_sent, l->id), now, gap)) {
+			dispatch_lcore_at(ei, l, now);
+			l->dirty = false;
+		}
 	}
 	pthread_mutex_unlock(&ei->dispatch_lock);
 }
@@ -1352,6 +1423,8 @@ instance_free(struct ev_instance *ei)
 	free(ei->lcores);
 	free(ei->snap.ports);
 	free(ei->snap.lcores);
+	free(ei->port_sent);
+	free(ei->lcore_sent);
 	free(ei);
 }
 
@@ -1456,18 +1529,24 @@ static void
 dispatch_snapshot(struct ev_instance *ei)
 {
 	const struct snapshot *sn = &ei->snap;
-	cdtime_t now;
+	cdtime_t now, gap = dispatch_gap();
 
 	pthread_mutex_lock(&ei->dispatch_lock);
-	/* Before the first poll: an "up 0" now would be a guess, not a reading. */
+	/* Before the first poll: an "up 0" now would be a guess, not a reading. What a poll
+	 * sent less than a gap ago is as fresh as this (see dispatch_gap()). */
 	if (sn->polled) {
 		now = cdtime();
-		dispatch_instance_at(ei, sn, now);
+		if (due(&ei->inst_sent, now, gap))
+			dispatch_instance_at(ei, sn, now);
 		/* A gone application's ports and lcores are covered by its own event. */
 		for (size_t k = 0; sn->health.up && k < sn->nports; k++)
-			dispatch_port_at(ei, &sn->ports[k], now);
+			if (due(sent_slot(&ei->port_sent, &ei->nport_sent, sn->ports[k].id), now,
+				    gap))
+				dispatch_port_at(ei, &sn->ports[k], now);
 		for (size_t k = 0; sn->health.up && k < sn->nlcores; k++)
-			dispatch_lcore_at(ei, &sn->lcores[k], now);
+			if (due(sent_slot(&ei->lcore_sent, &ei->nlcore_sent, sn->lcores[k].id), now,
+				    gap))
+				dispatch_lcore_at(ei, &sn->lcores[k], now);
 	}
 	pthread_mutex_unlock(&ei->dispatch_lock);
 }

@@ -1409,9 +1409,13 @@ stats_read(user_data_t *ud)
 		read_ports(si, now);
 		if (!si->stale)
 			read_rest(si, now);
-		dtp_batch_end();
-		if (!si->stale)
+		if (!si->stale) {
+			dtp_batch_end();
 			break;
+		}
+		/* Starting over: what this pass read goes nowhere (the next pass sends the
+		 * same identifiers, and one identifier gets one value per read). */
+		dtp_batch_cancel();
 		si->on_listed = false;
 	}
 	dispatch_health(si, now, CDTIME_T_TO_DOUBLE(cdtime() - now));

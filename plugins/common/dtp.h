@@ -565,6 +565,9 @@ int dtp_gauge(const struct dtp_id *id, const char *type, const char *type_instan
 void dtp_batch_begin(void);
 /** Dispatch what was held back since dtp_batch_begin() and stop holding. */
 void dtp_batch_end(void);
+/** Drop what was held back since dtp_batch_begin() and stop holding (a read that starts
+ * over: its values would go out twice with one time, and collectd refuses the second). */
+void dtp_batch_cancel(void);
 
 /** Meta data of a notification (docs/metrics.md): unset fields are left out. */
 struct dtp_meta {

@@ -36,6 +36,14 @@ NO_WRITER = 'PostCacheChain "dtel_nowrite"\n<Chain "dtel_nowrite">\n  Target "st
 NOTIFICATION_RE = re.compile(r'\] (?:\[\w+\] )?Notification: (.*)$')
 
 
+class ValueTooOld(AssertionError):
+    """collectd's cache refused a value of an identifier as older than its last one
+    (src/daemon/utils_cache.c uc_update, "Value too old"): a plugin dispatched one
+    identifier out of time order, or two of its values so close together that collectd's
+    write threads stored them in either order. Every run of a real collectd in the suites
+    fails on it when the daemon is stopped (Collectd.stop())."""
+
+
 class Collectd(Daemon):
     def __init__(self, build_dir, source_dir, config, system_plugins=(), interval=1.0,
                  hostname='dttest', ours=('dpdktel_stats',), read_threads=5, env=None,
@@ -76,6 +84,7 @@ class Collectd(Daemon):
         self.http_port = http_port
         self.print_severity = print_severity
         self.proc = None
+        self._log_checked = False
         plugin_source = plugin_dir_source or os.path.join(build_dir, 'plugins')
         for name in set(('logfile', 'unixsock', 'csv') + tuple(system_plugins)):
             shutil.copy(os.path.join(SYSTEM_PLUGIN_DIR, name + '.so'), self.plugin_dir)
@@ -154,6 +163,38 @@ class Collectd(Daemon):
         if wait_until(ready_or_exited, timeout, 'collectd ready') == 'exited':
             raise Fatal(f'collectd exited with {self.proc.returncode}:\n{self.log()}')
         return self
+
+    def stop(self, timeout=15):
+        """End the daemon by PID; then its log must have no "Value too old" line (raises
+        ValueTooOld, once, listing them)."""
+        code = super().stop(timeout)
+        self.check_values_in_order()
+        return code
+
+    def check_values_in_order(self):
+        """Raise ValueTooOld when collectd refused a value as older than the last of its
+        identifier; checked once, when the daemon has stopped."""
+        if self._log_checked or self.proc is None:
+            return
+        self._log_checked = True
+        too_old = [line for line in self.log().splitlines() if 'Value too old' in line]
+        if too_old:
+            raise ValueTooOld(f'collectd refused {len(too_old)} value(s) as too old (log '
+                              f'{self.log_path}):\n' + '\n'.join(too_old[:10]))
+
+    def cleanup(self):
+        try:
+            self.stop()
+        finally:
+            if self.dir:
+                shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __exit__(self, exc_type, *exc):
+        try:
+            self.cleanup()
+        except ValueTooOld:
+            if exc_type is None:  # else the test's own failure is the one to see
+                raise
 
     def _metrics(self):
         url = f'http://127.0.0.1:{self.http_port}/metrics'

@@ -1227,11 +1227,25 @@ ports_due(struct stats_instance *si, cdtime_t now)
 		!same_connection(si, false) || dtp_target_young(&si->t);
 }
 
-/* The ports of the last list, and when to ask again. A port that is not in it is gone: if
- * its id comes back, it is another port, learnt anew. */
+/* Whether a list has the same ports as the last one. */
+static bool
+same_ports(const struct stats_instance *si, const uint16_t *ids, int n)
+{
+	return si->nport_ids == n &&
+		(n == 0 || memcmp(si->port_ids, ids, (size_t)n * sizeof(*ids)) == 0);
+}
+
+/*
+ * The ports of the last list, and when to ask again: in a second, or at the next read when
+ * the list changed (a port detached is often one about to be replaced: its successor then
+ * shows at the next read). A port that is not in it is gone: if its id comes back, it is
+ * another port, learnt anew.
+ */
 static void
 keep_port_list(struct stats_instance *si, uint16_t *ids, int n, cdtime_t now)
 {
+	bool changed = si->nport_ids >= 0 && !same_ports(si, ids, n);
+
 	for (size_t i = 0; i < si->nports; i++) {
 		bool listed = false;
 
@@ -1243,7 +1257,7 @@ keep_port_list(struct stats_instance *si, uint16_t *ids, int n, cdtime_t now)
 	free(si->port_ids);
 	si->port_ids = ids;
 	si->nport_ids = n;
-	si->relist_ports = false;
+	si->relist_ports = changed;
 	si->ports_next = now + PORT_LIST_EVERY;
 }
 

@@ -2486,6 +2486,11 @@ bad_configurations_refused(void **state)
 		{NULL, "LinkInterval 86401",
 			"option 'LinkInterval' has the out-of-range value 86401"},
 		{"LinkInterval \"1m\"", NULL, "option 'LinkInterval' has the invalid value \"1m\""},
+		{"PortInfoInterval -1", NULL,
+			"option 'PortInfoInterval' has the out-of-range value -1: expected seconds "
+			"from 0 (/ethdev/info at every read) to 86400"},
+		{NULL, "PortInfoInterval \"daily\"",
+			"option 'PortInfoInterval' has the invalid value \"daily\""},
 		{"FilePrefix \"x\"", NULL,
 			"option 'FilePrefix' belongs in an <Instance \"name\"> block; did you "
 			"forget "
@@ -2551,6 +2556,8 @@ every_option_accepted(void **state)
 		"RuntimeDir \"/tmp\"",
 		"RetireAfter 1",
 		"RetireAfter 86400",
+		"PortInfoInterval 0",
+		"PortInfoInterval 86400",
 	};
 
 	(void)state;

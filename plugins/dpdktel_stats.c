@@ -96,14 +96,9 @@ struct port_state {
 	bool seen; /* in the application's last /ethdev/list */
 	uint64_t queues_moved; /* bit q: queue q moved a packet at some point */
 	bool have_info;
+	bool have_counts; /* ipackets and opackets below are known */
 	struct dtel_port_info info; /* see read_info() for when it is read again */
 	char info_ti[DATA_MAX_NAME_LEN]; /* port_info's type instance, made from info */
-	cdtime_t info_next; /* PortInfoInterval: when to ask /ethdev/info again */
-	cdtime_t info_read; /* the read that asked it last (its time) */
-	bool info_stale; /* the port may have changed: ask /ethdev/info at this read */
-	uint64_t names_hash; /* of the names of its last xstats reply; 0: none yet */
-	bool have_counts;
-	uint64_t ipackets, opackets; /* at the last read, to see them go back */
 	unsigned int cut_logged; /* bit per enum cut_cause */
 	bool no_queues_logged; /* PerQueue found no per-queue counters for the port: logged */
 	bool hide_zero; /* ask /ethdev/xstats with hide_zero=true (DPDK >= 23.03) */
@@ -117,6 +112,10 @@ struct port_state {
 	bool have_link; /* link_speed below is of the last /ethdev/link_status */
 	double link_speed; /* -1: the application did not know it */
 	cdtime_t link_next; /* LinkInterval: when to ask /ethdev/link_status again */
+	cdtime_t info_next; /* PortInfoInterval: when to ask /ethdev/info again */
+	cdtime_t info_read; /* the read that asked it last (its time) */
+	uint64_t names_hash; /* of the names of its last xstats reply; 0: none yet */
+	uint64_t ipackets, opackets; /* at the last read, to see them go back */
 };
 
 struct lcore_state {
@@ -394,7 +393,6 @@ fetch_info(struct stats_instance *si, struct port_state *ps, cdtime_t now, bool 
 	int ret;
 
 	snprintf(was_ti, sizeof(was_ti), "%s", ps->have_info ? ps->info_ti : "");
-	ps->info_stale = false;
 	ps->info_read = now;
 	if (query_id(si, "/ethdev/info", ps->id, &r) < 0) {
 		if (must)
@@ -429,7 +427,7 @@ fetch_info(struct stats_instance *si, struct port_state *ps, cdtime_t now, bool 
 static void
 port_changed(struct stats_instance *si, struct port_state *ps, cdtime_t now)
 {
-	if (ps->info_read == now && !ps->info_stale)
+	if (ps->info_read == now)
 		return; /* asked in this read already */
 	fetch_info(si, ps, now, true);
 }
@@ -443,7 +441,7 @@ read_info(
 	struct stats_instance *si, struct port_state *ps, const struct dtp_id *id, const char *cmd)
 {
 	(void)cmd;
-	if (!ps->have_info || ps->info_stale)
+	if (!ps->have_info)
 		fetch_info(si, ps, id->time, true);
 	else if (id->time >= ps->info_next)
 		fetch_info(si, ps, id->time, false);
@@ -1186,7 +1184,6 @@ static void
 forget_port(struct port_state *ps)
 {
 	ps->have_info = false;
-	ps->info_stale = false;
 	ps->queues_moved = 0;
 	ps->hide_zero = false; /* another device, maybe of another release */
 	ps->have_link = false;

@@ -446,8 +446,7 @@ type_of(const struct named *v)
 static int
 by_identifier(const void *a, const void *b)
 {
-	const struct named *x = *(const struct named *const *)a,
-			   *y = *(const struct named *const *)b;
+	const struct named *x = a, *y = b;
 	int c = strcmp(type_of(x), type_of(y));
 
 	if (c == 0)
@@ -455,38 +454,37 @@ by_identifier(const void *a, const void *b)
 	return c != 0 ? c : x->order < y->order ? -1 : x->order > y->order;
 }
 
+static int
+by_order(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
 /*
  * Keys that become one identifier once flattened and sanitized ({"a.b":1,"a":{"b":2}} gives
  * "a.b" twice; "a b" and "a_b" both give "a_b"): the first in the reply goes out, the others
  * are dropped (collectd would refuse a second value of an identifier with the same time, and
- * the series would take turns). Returns how many were dropped; the first clash into @clash.
+ * the series would take turns). @v is left in reply order. Returns how many were dropped;
+ * the first clash into @clash.
  */
 static size_t
 drop_clashes(struct named *v, size_t n, char *clash, size_t size)
 {
-	struct named **idx = malloc((n + 1) * sizeof(*idx));
 	size_t dropped = 0;
 
-	if (idx == NULL) {
-		/* Without memory for the check, nothing of this reply goes out: better than two
-		 * values of one identifier. */
-		for (size_t i = 0; i < n; i++)
-			v[i].dropped = true;
-		return n;
-	}
-	for (size_t i = 0; i < n; i++)
-		idx[i] = &v[i];
-	qsort(idx, n, sizeof(*idx), by_identifier);
+	qsort(v, n, sizeof(*v), by_identifier);
 	for (size_t i = 1; i < n; i++) {
-		if (strcmp(type_of(idx[i]), type_of(idx[i - 1])) != 0 ||
-			strcmp(idx[i]->ti, idx[i - 1]->ti) != 0)
+		if (strcmp(type_of(&v[i]), type_of(&v[i - 1])) != 0 ||
+			strcmp(v[i].ti, v[i - 1].ti) != 0)
 			continue;
-		idx[i]->dropped = true;
+		v[i].dropped = true;
 		if (dropped++ == 0)
-			snprintf(clash, size, "'%s' and '%s' are both %s", idx[i - 1]->e->key,
-				idx[i]->e->key, idx[i]->ti);
+			snprintf(clash, size, "'%s' and '%s' are both %s", v[i - 1].e->key,
+				v[i].e->key, v[i].ti);
 	}
-	free(idx);
+	qsort(v, n, sizeof(*v), by_order);
 	return dropped;
 }
 

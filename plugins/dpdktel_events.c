@@ -80,10 +80,11 @@ static struct dtp_conf conf;
 
 /* Runtime state ------------------------------------------------------------------------- */
 
-/* When the values of a port or an lcore last went to collectd. */
+/* When the values of the instance, a port or an lcore last went to collectd. */
 struct sent_at {
 	unsigned int id; /* first: dtp_slot() */
 	cdtime_t at;
+	bool owed; /* a read found them sent too recently: the poll sends them once due */
 };
 
 /* What the read callback dispatches: a copy the poll thread publishes after each poll. */
@@ -110,7 +111,7 @@ struct ev_instance {
 	struct snapshot snap; /* under dispatch_lock (and lock) */
 	/* When the values of the instance, of each port and of each lcore last went to
 	 * collectd, from either thread (under dispatch_lock): see dispatch_gap(). */
-	cdtime_t inst_sent;
+	struct sent_at inst_sent;
 	struct sent_at *port_sent, *lcore_sent;
 	size_t nport_sent, nlcore_sent;
 	/* Values above INT64_MAX that collectd could not take, counted by whichever thread
@@ -1251,9 +1252,10 @@ publish(struct ev_instance *ei)
  * when the first poll's change and the first read went out 2 ms apart). Taking their times
  * in order under one lock (dispatch_lock) cannot prevent that; keeping them apart in time
  * does: the values of the instance, of a port or of an lcore go out at most once per gap,
- * whichever thread sends them. A read skips what a poll sent less than a gap ago (it is that
- * fresh); a poll keeps a change that comes less than a gap after the last dispatch for the
- * first poll after it (its notification went out at once). Half the interval, at most
+ * whichever thread sends them. What a read finds sent less than a gap ago, the first poll
+ * after the gap sends (each group still goes out about once an interval); a poll keeps a
+ * change that comes less than a gap after the last dispatch for the first poll after it
+ * (its notification went out at once). Half the interval, at most
  * 0.5 s: a write thread would have to stall that long between taking one off the queue and
  * storing it for the other to overtake it.
  */
@@ -1265,30 +1267,48 @@ dispatch_gap(void)
 	return gap < MS_TO_CDTIME_T(500) ? gap : MS_TO_CDTIME_T(500);
 }
 
-/* Whether a group of values last sent at *at may go out at @now; if so, *at = @now. NULL
- * (no memory to remember it): yes. Under dispatch_lock. */
+/* Whether a group of values last sent at s->at may go out at @now; if so, s->at = @now.
+ * NULL (no memory to remember it): yes. Under dispatch_lock. */
 static bool
-due(cdtime_t *at, cdtime_t now, cdtime_t gap)
+due(struct sent_at *s, cdtime_t now, cdtime_t gap)
 {
-	if (at != NULL && *at != 0 && now - *at < gap)
+	if (s != NULL && s->at != 0 && now - s->at < gap)
 		return false;
-	if (at != NULL)
-		*at = now;
+	if (s != NULL) {
+		s->at = now;
+		s->owed = false;
+	}
 	return true;
 }
 
-static cdtime_t *
+/* A read's: due(), and when it is not, the poll sends the group once it is (owed), so that
+ * its values still go out about once an interval. */
+static bool
+due_or_owed(struct sent_at *s, cdtime_t now, cdtime_t gap)
+{
+	if (due(s, now, gap))
+		return true;
+	s->owed = true;
+	return false;
+}
+
+/* A poll's: a change (@dirty) or what a read left owed, once due. */
+static bool
+poll_due(struct sent_at *s, bool dirty, cdtime_t now, cdtime_t gap)
+{
+	return (dirty || (s != NULL && s->owed)) && due(s, now, gap);
+}
+
+static struct sent_at *
 sent_slot(struct sent_at **v, size_t *n, unsigned int id)
 {
-	struct sent_at *s = dtp_slot(*v, n, sizeof(**v), id, &(size_t){0}, NULL);
 	size_t i;
+	struct sent_at *s = dtp_slot(*v, n, sizeof(**v), id, &i, NULL);
 
 	if (s == NULL)
 		return NULL;
 	*v = s;
-	for (i = 0; i < *n && s[i].id != id; i++)
-		;
-	return &s[i].at;
+	return &s[i];
 }
 
 /*
@@ -1305,14 +1325,15 @@ finish_poll(struct ev_instance *ei, bool instance_changed)
 	publish(ei);
 	now = cdtime();
 	ei->inst_dirty |= instance_changed;
-	if (ei->inst_dirty && due(&ei->inst_sent, now, gap)) {
+	if (poll_due(&ei->inst_sent, ei->inst_dirty, now, gap)) {
 		dispatch_instance_at(ei, &ei->snap, now);
 		ei->inst_dirty = false;
 	}
 	for (size_t i = 0; i < ei->nports; i++) {
 		struct events_port *p = &ei->ports[i];
 
-		if (p->dirty && due(sent_slot(&ei->port_sent, &ei->nport_sent, p->id), now, gap)) {
+		if (poll_due(sent_slot(&ei->port_sent, &ei->nport_sent, p->id), p->dirty, now,
+			    gap)) {
 			dispatch_port_at(ei, p, now);
 			p->dirty = false;
 		}
@@ -1320,8 +1341,8 @@ finish_poll(struct ev_instance *ei, bool instance_changed)
 	for (size_t i = 0; i < ei->nlcores; i++) {
 		struct events_lcore *l = &ei->lcores[i];
 
-		if (l->dirty &&
-			due(sent_slot(&ei->lcore_sent, &ei->nlcore_sent, l->id), now, gap)) {
+		if (poll_due(sent_slot(&ei->lcore_sent, &ei->nlcore_sent, l->id), l->dirty, now,
+			    gap)) {
 			dispatch_lcore_at(ei, l, now);
 			l->dirty = false;
 		}
@@ -1536,16 +1557,17 @@ dispatch_snapshot(struct ev_instance *ei)
 	 * sent less than a gap ago is as fresh as this (see dispatch_gap()). */
 	if (sn->polled) {
 		now = cdtime();
-		if (due(&ei->inst_sent, now, gap))
+		if (due_or_owed(&ei->inst_sent, now, gap))
 			dispatch_instance_at(ei, sn, now);
 		/* A gone application's ports and lcores are covered by its own event. */
 		for (size_t k = 0; sn->health.up && k < sn->nports; k++)
-			if (due(sent_slot(&ei->port_sent, &ei->nport_sent, sn->ports[k].id), now,
-				    gap))
+			if (due_or_owed(sent_slot(&ei->port_sent, &ei->nport_sent, sn->ports[k].id),
+				    now, gap))
 				dispatch_port_at(ei, &sn->ports[k], now);
 		for (size_t k = 0; sn->health.up && k < sn->nlcores; k++)
-			if (due(sent_slot(&ei->lcore_sent, &ei->nlcore_sent, sn->lcores[k].id), now,
-				    gap))
+			if (due_or_owed(
+				    sent_slot(&ei->lcore_sent, &ei->nlcore_sent, sn->lcores[k].id),
+				    now, gap))
 				dispatch_lcore_at(ei, &sn->lcores[k], now);
 	}
 	pthread_mutex_unlock(&ei->dispatch_lock);

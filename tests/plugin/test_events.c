@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1703,27 +1705,33 @@ dead_pid(void)
 
 /*
  * Another process takes the socket and hangs at once (a DPDK application stopped right after
- * its EAL made the socket): it accepts, through the kernel, but never greets. It runs as a
- * process of its own, so that SO_PEERCRED names it; it binds a path of its own and is moved
- * onto the socket path once the old server is gone, as fast as an application restarts.
+ * its EAL made the socket): it listens, so the kernel accepts connections into its backlog
+ * (listen(fd, 1), as lib/telemetry/telemetry.c create_socket() does), but it never accepts
+ * one and never greets. It runs as a process of its own, so that SO_PEERCRED names it
+ * (without threads: this process has some, and a forked child may not start any under
+ * ThreadSanitizer); it binds a path of its own and is moved onto the socket path once the
+ * old server is gone, as fast as an application restarts.
  */
 static pid_t
 replace_with_hung_process(void)
 {
-	char tmp[160];
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	int fds[2];
 	pid_t child;
 	char c;
 
-	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	assert_true(strlen(path) + 5 <= sizeof(a.sun_path));
+	memcpy(a.sun_path, path, strlen(path));
+	memcpy(a.sun_path + strlen(path), ".new", 5);
 	assert_int_equal(pipe(fds), 0);
 	child = fork();
 	assert_true(child >= 0);
 	if (child == 0) {
-		struct fake_config cfg = {.path = tmp, .no_greeting = true};
+		int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
 
 		close(fds[0]);
-		if (fs_start_path(&cfg) == NULL || write(fds[1], "r", 1) != 1)
+		if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+			listen(fd, 1) != 0 || write(fds[1], "r", 1) != 1)
 			_exit(1);
 		for (;;)
 			pause();
@@ -1733,7 +1741,7 @@ replace_with_hung_process(void)
 	assert_int_equal(read(fds[0], &c, 1), 1);
 	close(fds[0]);
 	stop_server();
-	assert_int_equal(rename(tmp, path), 0);
+	assert_int_equal(rename(a.sun_path, path), 0);
 	return child;
 }
 
@@ -1855,11 +1863,13 @@ poll_and_read_in_one_time_order(void **state)
 
 	(void)state;
 	sim.fwd = true;
+	start_server(10);
+	start_plugin("LinkConfirm false\nFlapThreshold 1000");
+	/* Reads from the start, with the first polls (the fake daemon registers callbacks on
+	 * one thread: reads begin once init has returned, as collectd's do). */
 	__atomic_store_n(&reading, true, __ATOMIC_RELAXED);
 	assert_int_equal(pthread_create(&reader, NULL, reader_main, NULL), 0);
 	reader_started = true;
-	start_server(10);
-	start_plugin("LinkConfirm false\nFlapThreshold 1000");
 	wait_polls(4);
 	for (size_t i = 1; i <= 3; i++) {
 		set_link(1, false);

@@ -53,6 +53,7 @@ struct app {
 	bool zones_bad; /* /eal/memzone_list with an entry that is not an id */
 	bool zone_swapped; /* /eal/memzone_info,<id> answers about memzone id + 1 */
 	bool no_ethdev; /* /ethdev/list answers null; one crypto device */
+	bool no_heap_list; /* /eal/heap_list answers null */
 	/* Port 0 reconfigured or replaced while the application runs: nq rx queues (0: the
 	 * recorded 1, and 4 in its xstats), its MAC (NULL: recorded), counters from 0. */
 	unsigned int nq;
@@ -484,6 +485,8 @@ app_handler(
 	else if (IS("/eal/lcore/info") && a->eal_lcores && id == 2)
 		o->data = fs_printf("{\"/eal/lcore/info\":{\"lcore_id\":2,\"socket\":1,"
 				    "\"role\":\"SERVICE\",\"cpuset\":[4,5,6,9]}}");
+	else if (IS("/eal/heap_list") && a->no_heap_list)
+		o->data = fs_printf("{\"/eal/heap_list\":null}");
 	else if (IS("/eal/heap_list"))
 		o->data = fs_golden("dpdk-22.11/eal_heap_list.json", &o->len);
 	else if (IS("/eal/heap_info"))
@@ -2202,6 +2205,21 @@ port_info_interval_zero_every_read(void **state)
 	assert_int_equal(__atomic_load_n(&info_requests, __ATOMIC_RELAXED), 4);
 }
 
+/* A null heap list ends only the heaps: the memzones are listed all the same. Failed
+ * before: the memzone list was asked only after a heap list that answered. */
+static void
+null_heap_list_ends_only_the_heaps(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1, .no_heap_list = true}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_null(fc_find(PI, "heap_bytes", NULL));
+	assert_true(must_find(PI, "count", "memzones")->v[0].gauge == 6);
+	must_find(PI, "mempool_objects", "mb_pool_0");
+}
+
 /* A discovered prefix "discover": on today's main its callback had the name of the
  * discovery callback; collectd refused it and freed the instance, and the plugin freed it
  * again (ASan: double free). */
@@ -2651,6 +2669,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(clashing_names_made_unique, setup, teardown),
 		cmocka_unit_test_setup_teardown(discovered_names_sanitized, setup, teardown),
 		cmocka_unit_test_setup_teardown(no_ethdev_reads_the_rest, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			null_heap_list_ends_only_the_heaps, setup, teardown),
 		cmocka_unit_test_setup_teardown(port_facts_follow_the_port, setup, teardown),
 		cmocka_unit_test_setup_teardown(port_that_came_back_learnt_anew, setup, teardown),
 		cmocka_unit_test_setup_teardown(

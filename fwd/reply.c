@@ -217,15 +217,22 @@ fail:
 int
 fwd_reply_lcore(struct rte_tel_data *d, const struct fwd_lcore_snap *l)
 {
-	struct rte_tel_data *ports = NULL;
+	struct rte_tel_data *ports = NULL, *queues = NULL;
 	int ret;
 
 	ports = rte_tel_data_alloc();
-	if (ports == NULL)
-		return -ENOMEM;
+	queues = rte_tel_data_alloc();
+	if (ports == NULL || queues == NULL) {
+		ret = -ENOMEM;
+		goto fail;
+	}
 	TRY(rte_tel_data_start_array(ports, RTE_TEL_INT_VAL));
-	for (unsigned int i = 0; i < l->nb_ports && i < FWD_MAX_PORTS; i++)
+	TRY(rte_tel_data_start_array(queues, RTE_TEL_INT_VAL));
+	/* The rx queue it polls on each of those ports: the forwarder's one, 0. */
+	for (unsigned int i = 0; i < l->nb_ports && i < FWD_MAX_PORTS; i++) {
 		TRY(rte_tel_data_add_array_int(ports, l->ports[i]));
+		TRY(rte_tel_data_add_array_int(queues, 0));
+	}
 	TRY(rte_tel_data_start_dict(d));
 	TRY(rte_tel_data_add_dict_int(d, "lcore_id", (int)l->lcore_id));
 	TRY(rte_tel_data_add_dict_string(d, "state", fwd_lcore_state_name(l->state)));
@@ -239,10 +246,13 @@ fwd_reply_lcore(struct rte_tel_data *d, const struct fwd_lcore_snap *l)
 	TRY(rte_tel_data_add_dict_u64(d, "tx_dropped", l->tx_dropped));
 	TRY(rte_tel_data_add_dict_u64(d, "busy_cycles", l->busy_cycles));
 	TRY(rte_tel_data_add_dict_u64(d, "total_cycles", l->total_cycles));
+	/* If rx_queues fails, ports is attached but will not be rendered: fail frees both. */
 	TRY(rte_tel_data_add_dict_container(d, "ports", ports, 0));
+	TRY(rte_tel_data_add_dict_container(d, "rx_queues", queues, 0));
 	return 0;
 fail:
 	rte_tel_data_free(ports);
+	rte_tel_data_free(queues);
 	return ret > 0 ? -ret : ret;
 }
 
@@ -286,8 +296,14 @@ fail:
 int
 fwd_reply_port(struct rte_tel_data *d, const struct fwd_port_snap *p)
 {
+	struct rte_tel_data *queues = rte_tel_data_alloc();
 	int ret;
 
+	if (queues == NULL)
+		return -ENOMEM;
+	/* Entry q: the lcore that polls rx queue q. The forwarder has one rx queue a port. */
+	TRY(rte_tel_data_start_array(queues, RTE_TEL_INT_VAL));
+	TRY(rte_tel_data_add_array_int(queues, (int)p->lcore_id));
 	TRY(rte_tel_data_start_dict(d));
 	TRY(rte_tel_data_add_dict_int(d, "port_id", p->port_id));
 	TRY(rte_tel_data_add_dict_string(d, "name", p->name));
@@ -301,8 +317,10 @@ fwd_reply_port(struct rte_tel_data *d, const struct fwd_port_snap *p)
 	TRY(rte_tel_data_add_dict_u64(d, "tx_dropped", p->tx_dropped));
 	TRY(rte_tel_data_add_dict_int(d, "lcore_id", (int)p->lcore_id));
 	TRY(rte_tel_data_add_dict_int(d, "peer_port", p->peer_port));
+	TRY(rte_tel_data_add_dict_container(d, "rx_queue_lcores", queues, 0));
 	return 0;
 fail:
+	rte_tel_data_free(queues);
 	return ret > 0 ? -ret : ret;
 }
 

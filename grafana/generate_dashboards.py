@@ -167,6 +167,8 @@ def timeseries(title, description, unit, tgts, steps=thresholds('green'), **kw):
                'tooltip': {'mode': 'multi', 'sort': 'desc'}}
     custom = {'drawStyle': 'line', 'lineWidth': 1, 'fillOpacity': 10, 'showPoints': 'never',
               'spanNulls': False, 'thresholdsStyle': {'mode': kw.pop('threshold_style', 'off')}}
+    if kw.pop('stack', False):  # parts of one whole (a port's loss by reason)
+        custom.update(stacking={'mode': 'normal', 'group': 'A'}, fillOpacity=40)
     return panel('timeseries', title, description, unit, tgts, options, custom,
                  thresholds=steps, color={'mode': 'palette-classic'}, **kw)
 
@@ -271,6 +273,18 @@ def data_link(title, uid, *field_vars):
             'url': f'/d/{uid}/{uid}?${{datasource:queryparam}}{params}&${{__url_time_range}}'}
 
 
+def row_link(title, uid, *columns):
+    """A data link from a table row: the row's columns (labels made fields by the table's
+    merge) as the other dashboard's variables."""
+    params = ''.join(f'&var-{v}=${{__data.fields.{v}}}' for v in columns)
+    return {'title': title, 'targetBlank': False,
+            'url': f'/d/{uid}/{uid}?${{datasource:queryparam}}{params}&${{__url_time_range}}'}
+
+
+# The drop reasons of dpdktel_stats (docs/metrics.md, drops), in the order of the legend.
+DROP_REASONS = ('rx_missed', 'rx_nombuf', 'rx_errors', 'tx_errors', 'tx_full')
+
+
 def overview():
     s = Sel(multi={'instance', 'dpdk_instance'}, single=set())
     up = f'({s("collectd_dpdktel_events_up")} or {s("collectd_dpdktel_stats_up")})'
@@ -313,6 +327,60 @@ def overview():
                  'indexByName': {'alertname': 0, 'severity': 1, 'instance': 2,
                                  'dpdk_instance': 3, 'port': 4, 'device': 5, 'lcore': 6}}),
           24, 6)
+    # Where is loss now: per port and reason, and the path port -> rx queues -> lcores.
+    L.row('Loss')
+    by_reason = s('dpdktel:port_drops_by_reason_pps:rate1m')
+    loss_keys = 'instance, dpdk_instance, port, reason'
+    L.add(table('Loss now by port and reason', 'Packets each port loses per second, by reason '
+                '(drops: rx_missed, rx_nombuf, rx_errors, tx_errors, tx_full; each lost packet '
+                'once, the driver counters that refine a reason summed into it), busiest '
+                'first, with the device name. Click a row for the port dashboard.', 'pps',
+                [target(with_device(f'sort_desc(sum by ({loss_keys}, job) ({by_reason}))', s),
+                        ref='A', table=True)],
+                {'excludeByName': {'Time': True, 'job': True},
+                 'indexByName': {'instance': 0, 'dpdk_instance': 1, 'port': 2, 'device': 3,
+                                 'reason': 4, 'Value': 5},
+                 'renameByName': {'Value': 'lost per second'}},
+                links=[row_link('Port dashboard', 'dpdktel-port', 'instance', 'dpdk_instance',
+                                'port')]), 12, 8)
+    L.add(timeseries('Loss by port and reason', 'The same over time, stacked: what each port '
+                     'lost per second, by reason (dpdktel:port_drops_by_reason_pps:rate1m). '
+                     'Click a series for its port.', 'pps',
+                     targets((f'sum by ({loss_keys}) ({by_reason})',
+                              '{{instance}} {{dpdk_instance}} port {{port}} {{reason}}')),
+                     thresholds('green', 1, 'red'), stack=True,
+                     links=[data_link('Port dashboard', 'dpdktel-port', 'instance',
+                                      'dpdk_instance', 'port')]), 12, 8)
+    L.add(table('Rx queues, their lcores and rx_missed', 'Which lcore polls which rx queue of '
+                'which port (lcore_rx_queue, where the application says: dpdktel-fwd), with '
+                'the port\'s rx_missed per second and the lcore\'s busy share. A saturated '
+                'lcore (DpdkLcoreSaturated, over 90 % busy) leaves its queues to overflow: '
+                'the NIC then misses at them. Click the row for the port, or see the lcore '
+                'dashboard.', 'short',
+                [target(s('dpdktel:lcore_rx_queue_missed_pps:rate1m'), ref='A', table=True),
+                 target(f'{s("dpdktel:lcore_busy:ratio_rate1m")} * on (job, instance, '
+                        f'dpdk_instance, lcore) group_right () '
+                        f'{s("dpdktel:lcore_rx_queue:info")}', ref='B', table=True)],
+                {'excludeByName': {'Time': True, 'job': True, 'type': True,
+                                   '__name__': True},
+                 'indexByName': {'instance': 0, 'dpdk_instance': 1, 'port': 2, 'queue': 3,
+                                 'lcore': 4, 'Value #A': 5, 'Value #B': 6},
+                 'renameByName': {'Value #A': 'port rx_missed/s', 'Value #B': 'lcore busy'}},
+                links=[row_link('Port dashboard', 'dpdktel-port', 'instance', 'dpdk_instance',
+                                'port'),
+                       row_link('Lcore dashboard', 'dpdktel-lcores', 'instance',
+                                'dpdk_instance', 'lcore')]), 12, 8)
+    L.add(timeseries('Delivered share by port', 'Packets each port received and sent against '
+                     'those and every lost one, over the last hour '
+                     '(dpdktel:port_delivered:ratio_rate1h): the loss budget\'s measure. '
+                     'DpdkLossBudgetBurn pages when a port loses 14.4 times what the objective '
+                     'allows (docs/alerts.md, "Setting the loss objective").', 'percentunit',
+                     targets((s('dpdktel:port_delivered:ratio_rate1h'),
+                              '{{instance}} {{dpdk_instance}} port {{port}}')),
+                     thresholds('red', 0.99, 'orange', 0.999, 'green'), max=1,
+                     threshold_style='line',
+                     links=[data_link('Port dashboard', 'dpdktel-port', 'instance',
+                                      'dpdk_instance', 'port')]), 12, 8)
     L.row('State')
     L.add(state_timeline('Instance state', 'Each DPDK application: UP, DOWN (gone, or its '
                          'socket refuses) or NOT RESPONDING (its process runs, its telemetry '
@@ -471,6 +539,31 @@ def port():
                              (s('dpdktel:port_tx_drop_ratio:rate1m', 'port'), 'tx')),
                      thresholds('green', 0.001, 'orange', 0.01, 'red'), min=0,
                      threshold_style='line'), 6, 8)
+    L.row('Loss by reason')
+    drops = s('collectd_dpdktel_stats_drops_total', 'port')
+    L.add(timeseries('Drops by reason', 'Every packet the port loses, once, per second by '
+                     'reason and driver counter (drops: "<reason>" what the generic counter '
+                     'has left, "<reason>.<xstat>" a driver counter that splits or adds to '
+                     'it: docs/dpdktel_stats.md, "Drop reasons"). Stacked, the total is '
+                     'what the port loses.', 'pps',
+                     targets((f'rate({drops}[$__rate_interval])', '{{type}}')),
+                     thresholds('green', 1, 'red'), stack=True), 12, 8)
+    L.add(table('Lost in range', 'Where the port lost packets in the selected time range: '
+                'sum by (type) (increase(collectd_dpdktel_stats_drops_total{port=...}'
+                '[$__range])), the reasons and driver counters, most first.', 'short',
+                [target(f'sort_desc(sum by (type) (increase({drops}[$__range])))', ref='A',
+                        table=True)],
+                {'excludeByName': {'Time': True},
+                 'renameByName': {'type': 'reason / driver counter', 'Value': 'lost'}},
+                decimals=0), 6, 8)
+    L.add(timeseries('Delivered share', 'Packets received and sent against those and every '
+                     'lost one, over 5 minutes and over an hour: the loss budget\'s measure '
+                     '(dpdktel:port_delivered:ratio_rate5m, ..._rate1h). DpdkLossBudgetBurn '
+                     'pages at 14.4 times the loss the objective allows.', 'percentunit',
+                     targets((s('dpdktel:port_delivered:ratio_rate5m', 'port'), '5 min'),
+                             (s('dpdktel:port_delivered:ratio_rate1h', 'port'), '1 h')),
+                     thresholds('red', 0.99, 'orange', 0.999, 'green'), max=1,
+                     threshold_style='line'), 6, 8)
     L.row('Queues')
     q = '[$__rate_interval])'
     L.add(timeseries('Packets per second by RX queue', 'q_ipackets per queue (PerQueue; only '
@@ -489,6 +582,30 @@ def port():
     L.add(timeseries('Errors per second by queue', 'q_errors per queue.', 'pps',
                      targets((f'rate({s("collectd_dpdktel_stats_queue_errors_total", "port")}'
                               f'{q}', '{{type}}')), thresholds('green', 1, 'red')), 6, 8)
+    L.add(timeseries('RX queue imbalance', 'The busiest rx queue\'s rate over the mean of the '
+                     'port\'s rx queues (1: even; N: everything on one of N queues), and its '
+                     'share of the port\'s packets. DpdkRxQueueImbalance warns when it carries '
+                     'more than half and 1.5 times its share for 10 minutes.', 'none',
+                     targets((s('dpdktel:port_rx_queue_imbalance:ratio_rate1m', 'port'),
+                              'busiest / mean'),
+                             (s('dpdktel:port_rx_queue_busiest:ratio_rate1m', 'port'),
+                              'busiest share')),
+                     thresholds('green', 1.5, 'orange'), min=0, threshold_style='line',
+                     decimals=2), 12, 8)
+    L.add(table('RX queues and the lcores polling them', 'Each rx queue of the port and the '
+                'lcore that polls it (lcore_rx_queue, where the application says: '
+                'dpdktel-fwd; testpmd and OVS-DPDK do not), with the lcore\'s busy share. '
+                'Click a row for the lcore dashboard.', 'percentunit',
+                [target(f'{s("dpdktel:lcore_busy:ratio_rate1m")} * on (job, instance, '
+                        f'dpdk_instance, lcore) group_right () '
+                        f'{s("dpdktel:lcore_rx_queue:info", "port")}', ref='A', table=True)],
+                {'excludeByName': {'Time': True, 'job': True, 'type': True,
+                                   'instance': True, 'dpdk_instance': True, 'port': True,
+                                   '__name__': True},
+                 'indexByName': {'queue': 0, 'lcore': 1, 'Value': 2},
+                 'renameByName': {'Value': 'lcore busy'}},
+                links=[row_link('Lcore dashboard', 'dpdktel-lcores', 'instance',
+                                'dpdk_instance', 'lcore')]), 12, 8)
     L.row('Extended counters')
     xstat = s('collectd_dpdktel_stats_xstat_total', 'port')
     L.add(table('Extended counters', 'Every extended counter (/ethdev/xstats, filtered by '
@@ -554,13 +671,28 @@ def lcores():
                              (f'rate({s("collectd_dpdktel_stats_lcore_packets_tx_total", "lcore")}'
                               f'{rl}', 'lcore {{lcore}} tx'))), 12, 8)
     L.add(timeseries('Busy cycles', 'Busy over total TSC cycles from the cycle counters '
-                     '(lcore_cycles), averaged over $__rate_interval.', 'percentunit',
+                     '(lcore_cycles), averaged over $__rate_interval. DpdkLcoreSaturated warns '
+                     'above 90 % for 5 minutes.', 'percentunit',
                      targets((f'rate({s("collectd_dpdktel_stats_lcore_cycles_busy_total", "lcore")}'
                               f'{rl} / rate('
                               f'{s("collectd_dpdktel_stats_lcore_cycles_total_total", "lcore")}'
                               f'{rl}', 'lcore {{lcore}}')),
-                     thresholds('green', 0.8, 'orange', 0.95, 'red'), min=0, max=1,
+                     thresholds('green', 0.8, 'orange', 0.9, 'red'), min=0, max=1,
                      threshold_style='line'), 12, 8)
+    L.row('Rx queues')
+    L.add(table('Rx queues each lcore polls', 'Which rx queue of which port each lcore polls '
+                '(lcore_rx_queue, where the application says: dpdktel-fwd), with the port\'s '
+                'rx_missed per second: a saturated lcore leaves those queues to overflow. '
+                'Click a row for the port dashboard.', 'pps',
+                [target(f'sort_desc({s("dpdktel:lcore_rx_queue_missed_pps:rate1m", "lcore")})',
+                        ref='A', table=True)],
+                {'excludeByName': {'Time': True, 'job': True, 'type': True,
+                                   'instance': True, 'dpdk_instance': True,
+                                   '__name__': True},
+                 'indexByName': {'lcore': 0, 'port': 1, 'queue': 2, 'Value': 3},
+                 'renameByName': {'Value': 'port rx_missed/s'}},
+                links=[row_link('Port dashboard', 'dpdktel-port', 'instance', 'dpdk_instance',
+                                'port')]), 24, 6)
     return dashboard('dpdktel-lcores', 'dpdktel / Lcores',
                      'The forwarding lcores of one DPDK application: state, heartbeat age, '
                      'busy share, stalls and packets per lcore.', L,

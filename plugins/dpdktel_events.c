@@ -36,6 +36,7 @@ struct events_opts {
 	double stall_threshold; /* 0: the application's own (/fwd/info stall_ms), else 0.1 s */
 	double timeout;
 	unsigned int not_responding_polls;
+	double max_app_load; /* percent of one core, both plugins together */
 };
 
 static const struct events_opts defaults = {
@@ -51,6 +52,7 @@ static const struct events_opts defaults = {
 	.stall_threshold = 0,
 	.timeout = 0.2,
 	.not_responding_polls = 3,
+	.max_app_load = DTP_MAX_APP_LOAD_DEFAULT,
 };
 
 #define OPT(...) DTP_OPT(events_opts, __VA_ARGS__)
@@ -74,6 +76,7 @@ static const struct dtp_option options[] = {
 	DTP_TIMEOUT_OPT(events_opts),
 	OPT("NotRespondingPolls", DTP_OPT_UINT, not_responding_polls, 1, 1000,
 		"a number of unanswered polls from 1 to 1000"),
+	DTP_MAX_APP_LOAD_OPT(events_opts),
 };
 
 static struct dtp_conf conf;
@@ -96,7 +99,11 @@ struct snapshot {
 	size_t nports;
 	struct events_lcore *lcores;
 	size_t nlcores;
+	double link_interval, lcore_interval; /* in force, seconds; 0: not polled */
 };
+
+/* The kinds of poll, each run at its own interval within the budget (MaxAppLoad). */
+enum poll_kind { POLL_LINKS, POLL_LCORES, POLL_ALIVE, POLL_KINDS };
 
 struct ev_instance {
 	struct dtp_target t;
@@ -140,10 +147,19 @@ struct ev_instance {
 	uint64_t quiet_until_ms;
 	unsigned int main_lcore;
 	int poll_err; /* the connection error that ended this poll, 0: none yet */
+	/* Links, lcores, and a request that only shows the application answers when neither
+	 * is due: each at PollInterval, or less often when the budget says so. */
+	struct dtp_budget budget[POLL_KINDS];
+	uint64_t next_ms[POLL_KINDS]; /* when each is due */
+	uint64_t round_ns[POLL_KINDS]; /* what this poll's requests of each cost */
 	struct events_port *ports;
 	size_t nports;
 	struct events_lcore *lcores;
 	size_t nlcores;
+	/* The ports whose links the last /ethdev/list gave (those the Ports option selects):
+	 * the next poll asks their links together with the list. */
+	uint16_t *link_ids;
+	size_t nlink_ids;
 };
 
 static int start_discovered(const char *name, const char *path);
@@ -225,6 +241,10 @@ dispatch_instance_at(struct ev_instance *ei, const struct snapshot *sn, cdtime_t
 
 	dtp_id_instance(&id, PLUGIN, ei->t.name, now);
 	gauge(&id, "not_responding", sn->not_responding ? 1 : 0);
+	if (sn->link_interval > 0)
+		dtp_gauge(&id, "poll_interval", "link", &sn->link_interval, 1);
+	if (sn->lcore_interval > 0)
+		dtp_gauge(&id, "poll_interval", "lcore", &sn->lcore_interval, 1);
 	refused = dtp_dispatch_health(&id, &sn->health);
 	if (refused > 0)
 		__atomic_fetch_add(&ei->range_invalid, (uint64_t)refused, __ATOMIC_RELAXED);
@@ -487,6 +507,24 @@ query_fn(void *ctx, const char *cmd, struct dtel_reply *r)
 	return query(ctx, cmd, r);
 }
 
+/* query() of @n requests in one batch: the first connection-level error ends the poll. */
+static void
+query_many(
+	struct ev_instance *ei, const char *const *cmds, size_t n, struct dtel_reply *r, int *res)
+{
+	if (ei->poll_err != 0) {
+		for (size_t i = 0; i < n; i++) {
+			memset(&r[i], 0, sizeof(r[i]));
+			res[i] = ei->poll_err;
+		}
+		return;
+	}
+	dtp_query_many(&ei->t, cmds, n, r, res);
+	for (size_t i = 0; i < n && ei->poll_err == 0; i++)
+		if (res[i] != -ECANCELED && connection_error(res[i]))
+			ei->poll_err = res[i];
+}
+
 /* A reply that arrived but did not parse: counted and logged once (see dtp_bad_reply). */
 static int
 parsed(struct ev_instance *ei, const char *what, int ret)
@@ -622,6 +660,7 @@ probe_caps(struct ev_instance *ei, uint64_t t)
 
 /* What one poll read, and what its checks said. */
 struct reading {
+	bool due[POLL_KINDS]; /* which kinds of poll this one runs */
 	bool have_main; /* /fwd/info of the forwarder, for its main lcore */
 	struct fwd_info main;
 	bool main_passed;
@@ -697,17 +736,17 @@ read_fwd_ports(struct ev_instance *ei, struct reading *rd)
 	return 0;
 }
 
+/* The reply @r (result @ret) to /ethdev/link_status,@port into @out; @r is released. */
 static int
-read_one_link(struct ev_instance *ei, unsigned int port, struct events_link_reading *out)
+link_reply(struct ev_instance *ei, unsigned int port, struct dtel_reply *r, int ret,
+	struct events_link_reading *out)
 {
-	struct dtel_reply r;
 	struct dtel_link l;
-	int ret = query_id(ei, "/ethdev/link_status", port, &r);
 
 	if (ret < 0)
 		return ret;
-	ret = dtel_parse_link(&r, &l);
-	dtel_reply_release(&r);
+	ret = dtel_parse_link(r, &l);
+	dtel_reply_release(r);
 	if (ret < 0) {
 		char what[48];
 
@@ -723,19 +762,83 @@ read_one_link(struct ev_instance *ei, unsigned int port, struct events_link_read
 }
 
 static int
-read_ethdev_links(struct ev_instance *ei, struct reading *rd)
+read_one_link(struct ev_instance *ei, unsigned int port, struct events_link_reading *out)
 {
 	struct dtel_reply r;
-	uint16_t *ids = NULL;
-	int n, ret = query(ei, "/ethdev/list", &r);
+	int ret = query_id(ei, "/ethdev/link_status", port, &r);
 
+	return link_reply(ei, port, &r, ret, out);
+}
+
+/* The index of @port among the ports listed last time, or -1. */
+static int
+listed_before(const struct ev_instance *ei, uint16_t port)
+{
+	for (size_t i = 0; i < ei->nlink_ids; i++)
+		if (ei->link_ids[i] == port)
+			return (int)i;
+	return -1;
+}
+
+/* The link of listed port @port: from the batch when it was asked there, else asked now. */
+static int
+read_listed_link(struct ev_instance *ei, uint16_t port, struct dtel_reply *r, const int *res,
+	struct events_link_reading *out)
+{
+	int k = listed_before(ei, port);
+
+	if (k < 0 || res[1 + k] == -ECANCELED)
+		return read_one_link(ei, port, out);
+	return link_reply(ei, port, &r[1 + k], res[1 + k], out);
+}
+
+/* The ports /ethdev/list gives that the Ports option selects, into ei->link_ids. */
+static void
+keep_listed(struct ev_instance *ei, const uint16_t *ids, int n)
+{
+	uint16_t *keep = malloc(((size_t)n + 1) * sizeof(*keep));
+	size_t k = 0;
+
+	if (keep == NULL)
+		return; /* the next poll asks the list alone */
+	for (int i = 0; i < n; i++)
+		if (dtp_ports_has(&ei->o->ports, ids[i]))
+			keep[k++] = ids[i];
+	free(ei->link_ids);
+	ei->link_ids = keep;
+	ei->nlink_ids = k;
+}
+
+/*
+ * /ethdev/list and the links of the ports it gave last time, in one batch (the application's
+ * telemetry thread answers them back to back); a port listed for the first time is asked on
+ * its own, and the replies of a port no longer listed are dropped.
+ */
+static int
+read_ethdev_links(struct ev_instance *ei, struct reading *rd)
+{
+	size_t n = 1 + ei->nlink_ids;
+	char(*cmd)[32] = malloc(n * sizeof(*cmd));
+	const char **p = malloc(n * sizeof(*p));
+	struct dtel_reply *r = calloc(n, sizeof(*r));
+	int *res = malloc(n * sizeof(*res)), nids = 0, ret = -ENOMEM;
+	uint16_t *ids = NULL;
+
+	if (cmd == NULL || p == NULL || r == NULL || res == NULL)
+		goto out;
+	p[0] = "/ethdev/list";
+	for (size_t i = 1; i < n; i++) {
+		snprintf(cmd[i], sizeof(cmd[i]), "/ethdev/link_status,%u", ei->link_ids[i - 1]);
+		p[i] = cmd[i];
+	}
+	query_many(ei, p, n, r, res);
+	ret = res[0];
 	if (ret < 0)
-		return ret;
-	n = parsed(ei, "/ethdev/list", dtel_parse_port_list(&r, &ids));
-	dtel_reply_release(&r);
-	if (n < 0)
-		return n;
-	for (int i = 0; i < n; i++) {
+		goto out;
+	nids = ret = parsed(ei, "/ethdev/list", dtel_parse_port_list(&r[0], &ids));
+	if (ret < 0)
+		goto out;
+	for (int i = 0; i < nids; i++) {
 		struct events_link_reading *lr;
 
 		if (!dtp_ports_has(&ei->o->ports, ids[i]))
@@ -744,12 +847,21 @@ read_ethdev_links(struct ev_instance *ei, struct reading *rd)
 		if (lr == NULL)
 			break;
 		/* Listed, but without a usable link answer: still there, nothing to apply. */
-		ret = read_one_link(ei, ids[i], lr);
+		ret = read_listed_link(ei, ids[i], r, res, lr);
 		if (connection_error(ret))
 			break;
 	}
+	keep_listed(ei, ids, nids);
+	ret = connection_error(ret) ? ret : 0;
+out:
+	for (size_t i = 0; r != NULL && i < n; i++)
+		dtel_reply_release(&r[i]);
 	free(ids);
-	return connection_error(ret) ? ret : 0;
+	free(cmd);
+	free(p);
+	free(r);
+	free(res);
+	return ret;
 }
 
 /* /fwd/ports is the main lcore's snapshot: while that lcore is stalled, ask the ports. */
@@ -822,24 +934,75 @@ read_usage_lcore_set(struct ev_instance *ei, struct reading *rd)
 	return ret;
 }
 
-/* Read every source; the first connection error ends the poll (ei->poll_err). */
+/* What the requests of a poll since @since (a service_ns of the target) cost, for @kind. */
+static void
+charge(struct ev_instance *ei, enum poll_kind kind, uint64_t since)
+{
+	ei->round_ns[kind] += ei->t.service_ns - since;
+}
+
+/*
+ * Which kinds of poll are due at @t: links and lcores each at its interval, and when neither
+ * is, a request that shows whether the application answers (NotRespondingPolls counts polls
+ * whatever they asked). Half a PollInterval early counts as due: polls start a little late or
+ * early, and an interval of one PollInterval must not become two.
+ */
+static void
+due_at(struct ev_instance *ei, uint64_t t, struct reading *rd)
+{
+	uint64_t early = (uint64_t)(ei->o->poll_interval * 500);
+
+	rd->due[POLL_LINKS] = ei->o->link && t + early >= ei->next_ms[POLL_LINKS];
+	rd->due[POLL_LCORES] = ei->o->lcores && (ei->caps.fwd_lcores || ei->usage_lcores) &&
+		t + early >= ei->next_ms[POLL_LCORES];
+	rd->due[POLL_ALIVE] = !rd->due[POLL_LINKS] && !rd->due[POLL_LCORES] &&
+		t + early >= ei->next_ms[POLL_ALIVE];
+}
+
+/* /info: the smallest reply every DPDK release has (lib/telemetry/telemetry.c json_info). */
+static void
+read_alive(struct ev_instance *ei)
+{
+	struct dtel_reply r;
+
+	if (query(ei, "/info", &r) == 0)
+		dtel_reply_release(&r);
+}
+
+static void
+read_link_set(struct ev_instance *ei, struct reading *rd)
+{
+	if (ei->caps.fwd_ports && ei->has_link_check_age)
+		rd->have_main = read_fwd_info(ei, &rd->main) == 0 && rd->main.has_age;
+	rd->have_links = read_links(ei, rd) == 0;
+	rd->link_passed = calloc(rd->nlinks + 1, sizeof(*rd->link_passed));
+	rd->have_links &= rd->link_passed != NULL;
+}
+
+/* Read every source that is due; the first connection error ends the poll (ei->poll_err). */
 static void
 read_sources(struct ev_instance *ei, uint64_t t, struct reading *rd)
 {
+	uint64_t s0;
+
 	if ((!ei->have_caps || (ei->caps_again && t >= ei->caps_again_ms)) && probe_caps(ei, t) < 0)
 		return;
-	if (ei->o->link) {
-		if (ei->caps.fwd_ports && ei->has_link_check_age)
-			rd->have_main = read_fwd_info(ei, &rd->main) == 0 && rd->main.has_age;
-		rd->have_links = read_links(ei, rd) == 0;
-		rd->link_passed = calloc(rd->nlinks + 1, sizeof(*rd->link_passed));
-		rd->have_links &= rd->link_passed != NULL;
-	}
-	if (ei->o->lcores && (ei->caps.fwd_lcores || ei->usage_lcores)) {
+	due_at(ei, t, rd);
+	s0 = ei->t.service_ns;
+	if (rd->due[POLL_LINKS])
+		read_link_set(ei, rd);
+	charge(ei, POLL_LINKS, s0);
+	s0 = ei->t.service_ns;
+	if (rd->due[POLL_LCORES]) {
 		rd->lcores_from_fwd = ei->caps.fwd_lcores;
 		rd->have_lcores = (ei->caps.fwd_lcores ? read_fwd_lcore_set(ei, rd)
 						       : read_usage_lcore_set(ei, rd)) == 0;
 	}
+	charge(ei, POLL_LCORES, s0);
+	s0 = ei->t.service_ns;
+	if (rd->due[POLL_ALIVE])
+		read_alive(ei);
+	charge(ei, POLL_ALIVE, s0);
 }
 
 static enum events_poll
@@ -849,9 +1012,11 @@ outcome(const struct ev_instance *ei)
 	 * time: hung, or gone if its process exited. Refused, or answered only with what the
 	 * protocol does not allow (garbage, a bad greeting): gone. A null reply, or one that
 	 * does not parse, is an answer. */
-	if (ei->poll_err == -EAGAIN)
+	/* Not sent either: our own requests before it were still being answered when its
+	 * Timeout ran out (-EBUSY): the application was answering. */
+	if (ei->poll_err == -EAGAIN || ei->poll_err == -EBUSY)
 		return EVENTS_POLL_NOT_SENT;
-	if (ei->poll_err == -ETIMEDOUT || ei->poll_err == -EBUSY)
+	if (ei->poll_err == -ETIMEDOUT)
 		return EVENTS_POLL_UNANSWERED;
 	if (ei->poll_err != 0 || !ei->t.up)
 		return EVENTS_POLL_REFUSED;
@@ -1211,6 +1376,16 @@ check_restart(struct ev_instance *ei)
 	forget_state(ei);
 }
 
+/* The interval in force of a kind of poll, in seconds (0: not polled). */
+static double
+interval_of(const struct ev_instance *ei, enum poll_kind k, bool polled)
+{
+	if (!polled)
+		return 0;
+	return ei->budget[k].interval_ns > 0 ? (double)ei->budget[k].interval_ns / 1e9
+					     : ei->o->poll_interval;
+}
+
 /* Copy what the read callback dispatches. Called with the dispatch lock held. */
 static void
 publish(struct ev_instance *ei)
@@ -1225,6 +1400,9 @@ publish(struct ev_instance *ei)
 	sn->health = ei->t;
 	sn->health.up = ei->st.up;
 	sn->health.invalid += __atomic_load_n(&ei->range_invalid, __ATOMIC_RELAXED);
+	sn->link_interval = interval_of(ei, POLL_LINKS, ei->o->link);
+	sn->lcore_interval = interval_of(
+		ei, POLL_LCORES, ei->o->lcores && (ei->caps.fwd_lcores || ei->usage_lcores));
 	pv = realloc(sn->ports, (ei->nports + 1) * sizeof(*pv));
 	lv = realloc(sn->lcores, (ei->nlcores + 1) * sizeof(*lv));
 	/* ei->ports and ei->lcores are NULL until the first port or lcore is seen. */
@@ -1350,6 +1528,39 @@ finish_poll(struct ev_instance *ei, bool instance_changed)
 	pthread_mutex_unlock(&ei->dispatch_lock);
 }
 
+/* The second queries of what changed, each charged to its kind of poll. */
+static void
+confirm(struct ev_instance *ei, struct reading *rd, uint64_t t)
+{
+	uint64_t s0 = ei->t.service_ns;
+
+	confirm_main(ei, rd);
+	if (rd->have_links)
+		confirm_links(ei, rd);
+	charge(ei, POLL_LINKS, s0);
+	s0 = ei->t.service_ns;
+	if (rd->have_lcores)
+		confirm_lcores(ei, rd, t);
+	charge(ei, POLL_LCORES, s0);
+}
+
+/* When each kind of poll that ran is due again: PollInterval, or longer within the budget. */
+static void
+plan_next(struct ev_instance *ei, const struct reading *rd, uint64_t t)
+{
+	uint64_t want = (uint64_t)(ei->o->poll_interval * 1e9);
+
+	for (int k = 0; k < POLL_KINDS; k++) {
+		if (!rd->due[k])
+			continue;
+		ei->next_ms[k] = t +
+			dtp_budget_plan(
+				&ei->budget[k], ei->round_ns[k], want, ei->o->max_app_load) /
+				1000000u;
+		ei->round_ns[k] = 0;
+	}
+}
+
 /* Read every source, confirm the candidate changes (all the I/O), apply, notify, dispatch. */
 static void
 poll_once(struct ev_instance *ei)
@@ -1361,19 +1572,19 @@ poll_once(struct ev_instance *ei)
 	enum events_poll poll;
 
 	ei->poll_err = 0;
+	/* The stats plugin's reads wait while this poll asks (libdpdktel's queue). */
+	dtel_shared_poll_begin(ei->t.sh);
 	read_sources(ei, t, &rd);
 	poll = outcome(ei);
 	/* A restart must be known before these readings meet the old state, and before an
 	 * unanswered poll is judged: by the process that holds the socket now. */
 	check_restart(ei);
 	if (poll == EVENTS_POLL_ANSWERED) {
-		confirm_main(ei, &rd);
-		if (rd.have_links)
-			confirm_links(ei, &rd);
-		if (rd.have_lcores)
-			confirm_lcores(ei, &rd, t);
+		confirm(ei, &rd, t);
 		poll = outcome(ei); /* a check may have met the hang */
 	}
+	dtel_shared_poll_end(ei->t.sh);
+	plan_next(ei, &rd, t);
 	/* /proc is read only for an unanswered poll, the one whose verdict it decides. */
 	if (events_instance_apply(&ei->st, poll,
 		    poll == EVENTS_POLL_UNANSWERED && dtp_target_exited(&ei->t), ei->t.ever_up, t,
@@ -1435,8 +1646,11 @@ instance_free(struct ev_instance *ei)
 	if (ei == NULL)
 		return;
 	dtp_instances_remove(&instances, ei);
+	for (int k = 0; k < POLL_KINDS; k++)
+		dtp_budget_fini(&ei->budget[k]);
 	dtp_target_fini(&ei->t);
 	forget_state(ei);
+	free(ei->link_ids);
 	pthread_mutex_destroy(&ei->lock);
 	pthread_mutex_destroy(&ei->dispatch_lock);
 	pthread_cond_destroy(&ei->wake);
@@ -1447,6 +1661,17 @@ instance_free(struct ev_instance *ei)
 	free(ei->port_sent);
 	free(ei->lcore_sent);
 	free(ei);
+}
+
+static int
+budgets_init(struct ev_instance *ei)
+{
+	static const char *const what[POLL_KINDS] = {"link poll", "lcore poll", "liveness poll"};
+
+	for (int k = 0; k < POLL_KINDS; k++)
+		if (dtp_budget_init(&ei->budget[k], &ei->t, what[k]) < 0)
+			return -1;
+	return 0;
 }
 
 static int
@@ -1472,8 +1697,10 @@ instance_start(const char *name, const char *path, const struct events_opts *o, 
 		.flap_threshold = o->flap_threshold,
 		.report_initial = o->initial_state,
 	};
-	if (dtp_target_init(&ei->t, PLUGIN, name, path, (int)(o->timeout * 1000 + 0.5)) < 0)
+	if (dtp_target_init(&ei->t, PLUGIN, name, path, (int)(o->timeout * 1000 + 0.5)) < 0 ||
+		budgets_init(ei) < 0)
 		goto fail;
+	ei->t.prio = DTEL_PRIO_POLL;
 	ret = dtp_instances_add(&instances, ei, &ei->t, discovered);
 	if (ret == -EEXIST) {
 		LOG(LOG_ERR, "instance '%s' (%s): another instance has that name", name, path);
@@ -1603,7 +1830,7 @@ events_config(oconfig_item_t *ci)
 
 static const char *const types[] = {"link_status", "link_speed", "link_changes", "link_flapping",
 	"lcore_state", "heartbeat_age", "stalls", "percent", "up", "not_responding", "restarts",
-	"telemetry_requests"};
+	"telemetry_requests", "app_load", "poll_interval"};
 
 /* PollInterval must leave room for a request that times out. */
 static int

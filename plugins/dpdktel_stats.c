@@ -21,6 +21,7 @@
 #include "common/dtp.h"
 #include "stats_command.h"
 #include "stats_devices.h"
+#include "stats_drops.h"
 #include "stats_memory.h"
 
 #define PLUGIN "dpdktel_stats"
@@ -30,6 +31,7 @@
 
 struct stats_opts {
 	bool basic, per_queue, xstats, app, memory;
+	bool drops; /* Drops: stats_drops.c */
 	unsigned int hide_zero_from; /* xstats of a full reply from which to ask hide_zero=true */
 	double timeout;
 	double link_interval; /* seconds between two /ethdev/link_status of a port; 0: every read */
@@ -39,6 +41,7 @@ struct stats_opts {
 	struct dtp_globs xgauge; /* XStatsGauge */
 	struct stats_cmds commands; /* <Command> blocks */
 	struct stats_devices_opts devices;
+	double max_app_load; /* percent of one core, both plugins together */
 };
 
 static const struct stats_opts defaults = {
@@ -47,12 +50,14 @@ static const struct stats_opts defaults = {
 	.xstats = true,
 	.app = true,
 	.memory = true,
+	.drops = true,
 	.timeout = 0.5,
 	.hide_zero_from = DTEL_DICT_MAX_ENTRIES,
 	.port_info_interval = 60,
 	.ports.all = true,
 	.xgauge = STATS_XSTATS_GAUGE_DEFAULT,
 	.devices = STATS_DEVICES_DEFAULTS,
+	.max_app_load = DTP_MAX_APP_LOAD_DEFAULT,
 };
 
 #define OPT(...) DTP_OPT(stats_opts, __VA_ARGS__)
@@ -79,7 +84,9 @@ static const struct dtp_option options[] = {
 		"seconds from 0 (/ethdev/info at every read) to 86400"),
 	BOOL_OPT("AppStats", app),
 	BOOL_OPT("MemoryStats", memory),
+	BOOL_OPT("Drops", drops),
 	DTP_TIMEOUT_OPT(stats_opts),
+	DTP_MAX_APP_LOAD_OPT(stats_opts),
 	DTP_PORTS_OPT(stats_opts),
 	STATS_DEVICES_OPTS(stats_opts, devices),
 };
@@ -116,6 +123,7 @@ struct port_state {
 	cdtime_t info_read; /* the read that asked it last (its time) */
 	uint64_t names_hash; /* of the names of its last xstats reply; 0: none yet */
 	uint64_t ipackets, opackets; /* at the last read, to see them go back */
+	struct stats_drops drops; /* Drops */
 };
 
 struct lcore_state {
@@ -135,6 +143,10 @@ struct stats_instance {
 	const struct stats_opts *o;
 	bool discovered;
 	bool halted; /* this read met a connection-level failure: it asks nothing more */
+	/* MaxAppLoad: the reads run every Interval, or less often when their requests would
+	 * cost the application more than the budget leaves them (dtp_budget_plan()). */
+	struct dtp_budget budget;
+	cdtime_t read_next; /* no read before this */
 
 	struct port_state *ports;
 	size_t nports;
@@ -345,21 +357,6 @@ note_cut(struct stats_instance *si, struct port_state *ps, const char *cmd, unsi
 
 /* Port facts -------------------------------------------------------------------------------- */
 
-/* The names of an xstats reply, as one FNV-1a hash. */
-static uint64_t
-names_hash(const struct dtel_xstats *x)
-{
-	uint64_t h = 14695981039346656037ULL;
-
-	for (size_t i = 0; i < x->n; i++)
-		for (const char *c = x->v[i].name;; c++) {
-			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-			if (*c == '\0')
-				break;
-		}
-	return h;
-}
-
 /*
  * port_info "<device>,<driver>,<mac>,<numa>" (docs/metrics.md): the names an operator knows
  * the port by, for Prometheus to join onto the port's series.
@@ -470,11 +467,8 @@ dispatch_info(
  * counters were reset). Then /ethdev/info at once (port_changed()).
  */
 static void
-check_names(
-	struct stats_instance *si, struct port_state *ps, const struct dtel_xstats *x, cdtime_t now)
+check_names(struct stats_instance *si, struct port_state *ps, uint64_t h, cdtime_t now)
 {
-	uint64_t h = names_hash(x);
-
 	if (ps->names_hash != 0 && h != ps->names_hash)
 		port_changed(si, ps, now);
 	ps->names_hash = h;
@@ -536,6 +530,8 @@ no_queues(struct stats_instance *si, struct port_state *ps)
 		si->t.name, ps->id);
 }
 
+static bool xstats_wanted(struct stats_instance *si, struct port_state *ps);
+
 /*
  * /ethdev/stats: only for what read_xstats() could not take from the port's xstats reply
  * this read (XStats false without PerQueue, a reply without ethdev's basic counters, one
@@ -564,6 +560,9 @@ read_basic(
 		check_counts(si, ps, &st, id->time);
 		dispatch_basic(si, id, &st);
 	}
+	/* Drops from /ethdev/stats only where no xstats are asked (XStats false). */
+	if (si->o->drops && !xstats_wanted(si, ps))
+		stats_drops_stats(&ps->drops, ps->have_info ? ps->info.name : NULL, &st);
 	if (want_queues && st.nb_queues > 0)
 		dispatch_queues(si, ps, id, &st);
 	else if (want_queues)
@@ -707,14 +706,14 @@ xstat_kind(const struct stats_instance *si, const char *name)
 
 /*
  * The kind of each counter of @x, from the port's cache when the names are those of its last
- * reply (FNV-1a of them all, in order): matching every name against XStatsInclude,
- * XStatsExclude and XStatsGauge at every read cost 3 % of collectd's CPU at 32 ports. NULL
- * without memory (then each name is matched).
+ * reply (@h, drops_names_hash() of them, which Drops keys its mapping by too): matching every
+ * name against XStatsInclude, XStatsExclude and XStatsGauge at every read cost 3 % of
+ * collectd's CPU at 32 ports. NULL without memory (then each name is matched).
  */
 static const uint8_t *
-xstat_kinds(const struct stats_instance *si, struct port_state *ps, const struct dtel_xstats *x)
+xstat_kinds(const struct stats_instance *si, struct port_state *ps, const struct dtel_xstats *x,
+	uint64_t h)
 {
-	uint64_t h = names_hash(x);
 	uint8_t *k;
 
 	if (ps->xkinds != NULL && ps->nxkinds == x->n && ps->xnames_hash == h)
@@ -733,9 +732,9 @@ xstat_kinds(const struct stats_instance *si, struct port_state *ps, const struct
 /* xstat-<name> (DERIVE) and xstat_gauge-<name> (XStatsGauge) of a port. */
 static void
 dispatch_xstats(struct stats_instance *si, struct port_state *ps, const struct dtp_id *id,
-	const struct dtel_xstats *x)
+	const struct dtel_xstats *x, uint64_t h)
 {
-	const uint8_t *kinds = xstat_kinds(si, ps, x);
+	const uint8_t *kinds = xstat_kinds(si, ps, x, h);
 
 	for (size_t i = 0; i < x->n; i++) {
 		const struct dtel_xstat *e = &x->v[i];
@@ -776,6 +775,7 @@ read_xstats(
 	struct dtel_xstats x;
 	struct dtel_reply r;
 	char req[96];
+	uint64_t h;
 	int ret;
 
 	if (!xstats_wanted(si, ps))
@@ -794,19 +794,23 @@ read_xstats(
 		dtel_xstats_clear(&x);
 		return;
 	}
-	check_names(si, ps, &x, id->time);
+	/* The names' hash, once for the caches keyed by it and the port's facts. */
+	h = drops_names_hash(&x);
+	check_names(si, ps, h, id->time);
 	maybe_hide_zero(si, ps, &x);
 	note_cut(si, ps, cmd, x.flags);
 	if (x.nb_invalid > 0)
 		bad_port_reply(si, ps, cmd, -EPROTO, x.nb_invalid);
 	basic_from_xstats(si, ps, id, &x);
+	if (si->o->drops)
+		stats_drops_xstats(&ps->drops, ps->have_info ? ps->info.name : NULL, &x, h);
 	if (!si->o->xstats) {
 		dtel_xstats_clear(&x);
 		return;
 	}
 	if (!si->globs_checked)
 		check_globs(si, ps, &x);
-	dispatch_xstats(si, ps, id, &x);
+	dispatch_xstats(si, ps, id, &x, h);
 	dtel_xstats_clear(&x);
 }
 
@@ -874,8 +878,10 @@ read_fwd_port(
 		bad_port_reply(si, ps, cmd, -EPROTO, 1);
 	else if (pid->v.u64 != ps->id)
 		si->t.invalid++;
-	else
+	else {
 		derive(si, id, "if_tx_dropped", NULL, &drop->v.u64, 1);
+		stats_drops_fwd_port(&ps->drops, &d, ps->id, id, PLUGIN, si->t.name, si->o->drops);
+	}
 	dtel_dict_clear(&d);
 }
 
@@ -934,6 +940,8 @@ read_port(struct stats_instance *si, uint16_t port, cdtime_t now)
 	for (size_t i = 0; i < sizeof(port_sources) / sizeof(port_sources[0]); i++)
 		if (source_on(si, &port_sources[i]))
 			port_sources[i].read(si, ps, &id, port_sources[i].command);
+	if (si->o->drops)
+		stats_drops_dispatch(&ps->drops, &si->t, &id);
 }
 
 /* Lcores ----------------------------------------------------------------------------------- */
@@ -1168,14 +1176,19 @@ dispatch_instance_info(struct stats_instance *si, const struct dtp_id *id)
 		gauge(id, "instance_info", si->info_ti, 1);
 }
 
+/* The instance's health; @read_seconds < 0: no read this time (the budget stretched them). */
 static void
 dispatch_health(struct stats_instance *si, cdtime_t now, double read_seconds)
 {
+	double interval = si->budget.interval_ns > 0 ? (double)si->budget.interval_ns / 1e9
+						     : CDTIME_T_TO_DOUBLE(plugin_get_interval());
 	struct dtp_id id;
 
 	dtp_id_instance(&id, PLUGIN, si->t.name, now);
 	si->t.invalid += (uint64_t)dtp_dispatch_health(&id, &si->t);
-	dtp_gauge(&id, "duration", "read", &read_seconds, 1);
+	if (read_seconds >= 0)
+		dtp_gauge(&id, "duration", "read", &read_seconds, 1);
+	dtp_gauge(&id, "poll_interval", "read", &interval, 1);
 }
 
 /* What is known of a port that is gone (its id may come back as another device) or of an
@@ -1190,6 +1203,7 @@ forget_port(struct port_state *ps)
 	ps->names_hash = 0;
 	ps->have_counts = false;
 	dtel_xstats_clear(&ps->known);
+	stats_drops_reset(&ps->drops);
 }
 
 static void
@@ -1396,21 +1410,52 @@ read_rest(struct stats_instance *si, cdtime_t now)
  * reconnect to another process: then this read starts over with the list, as a read after
  * a restart does.
  */
-static int
-stats_read(user_data_t *ud)
+/*
+ * Whether this callback reads: at every Interval, or at the interval the budget allows (half
+ * an Interval early counts: callbacks come a little early or late). The values of a read
+ * carry the interval in force, so that collectd does not take them for missing in between.
+ */
+static bool
+read_due(struct stats_instance *si, cdtime_t now)
 {
-	struct stats_instance *si = ud->data;
-	cdtime_t now = cdtime();
+	cdtime_t want = plugin_get_interval();
+
+	if (si->read_next != 0 && now + want / 2 < si->read_next)
+		return false;
+	dtp_dispatch_interval(si->budget.interval_ns > CDTIME_T_TO_NS(want)
+			? NS_TO_CDTIME_T(si->budget.interval_ns)
+			: 0);
+	return true;
+}
+
+/* After a read that began at @now and cost the application @round_ns: when the next is. */
+static void
+plan_next(struct stats_instance *si, cdtime_t now, uint64_t round_ns)
+{
+	uint64_t want = CDTIME_T_TO_NS(plugin_get_interval()),
+		 iv = dtp_budget_plan(&si->budget, round_ns, want, si->o->max_app_load);
+
+	/* Within the budget, every callback reads, whenever collectd calls it. */
+	si->read_next = iv > want ? now + NS_TO_CDTIME_T(iv) : 0;
+	dtp_dispatch_interval(0);
+}
+
+/*
+ * The ports, then the rest. Between two port lists (ports_due()) the first request may
+ * reconnect to another process: then this read starts over with the list, as a read after
+ * a restart does.
+ */
+static void
+read_all(struct stats_instance *si, cdtime_t now)
+{
 	bool restarted = false;
 	long old_pid;
 
 	si->on_listed = !ports_due(si, now);
 	for (int pass = 0; pass < 2; pass++) {
 		si->halted = si->stale = false;
-		if (!si->on_listed && list_ports(si, now, &old_pid, &restarted) < 0) {
-			dispatch_health(si, now, CDTIME_T_TO_DOUBLE(cdtime() - now));
-			return 0;
-		}
+		if (!si->on_listed && list_ports(si, now, &old_pid, &restarted) < 0)
+			return;
 		if (restarted)
 			on_restart(si, old_pid, now);
 		if (si->caps_generation != si->t.generation || si->caps_young)
@@ -1429,6 +1474,21 @@ stats_read(user_data_t *ud)
 		dtp_batch_cancel();
 		si->on_listed = false;
 	}
+}
+
+static int
+stats_read(user_data_t *ud)
+{
+	struct stats_instance *si = ud->data;
+	cdtime_t now = cdtime();
+	uint64_t s0 = si->t.service_ns;
+
+	if (!read_due(si, now)) {
+		dispatch_health(si, now, -1);
+		return 0;
+	}
+	read_all(si, now);
+	plan_next(si, now, si->t.service_ns - s0);
 	dispatch_health(si, now, CDTIME_T_TO_DOUBLE(cdtime() - now));
 	return 0;
 }
@@ -1443,10 +1503,12 @@ instance_free(void *p)
 	if (si == NULL)
 		return;
 	dtp_instances_remove(&instances, si);
+	dtp_budget_fini(&si->budget);
 	dtp_target_fini(&si->t);
 	for (size_t i = 0; i < si->nports; i++) {
 		dtel_xstats_clear(&si->ports[i].known);
 		free(si->ports[i].xkinds);
+		stats_drops_free(&si->ports[i].drops);
 	}
 	free(si->ports);
 	free(si->port_ids);
@@ -1466,10 +1528,13 @@ instance_start(const char *name, const char *path, const struct stats_opts *o, b
 	int ret;
 
 	if (si == NULL ||
-		dtp_target_init(&si->t, PLUGIN, name, path, (int)(o->timeout * 1000 + 0.5)) < 0) {
+		dtp_target_init(&si->t, PLUGIN, name, path, (int)(o->timeout * 1000 + 0.5)) < 0 ||
+		dtp_budget_init(&si->budget, &si->t, "read") < 0) {
 		LOG(LOG_ERR, "instance '%s': cannot set up a session for %s", name, path);
-		if (si != NULL)
+		if (si != NULL) {
+			dtp_budget_fini(&si->budget);
 			dtp_target_fini(&si->t);
+		}
 		free(si);
 		return -1;
 	}
@@ -1549,7 +1614,8 @@ static const char *const types[] = {"if_packets", "if_octets", "if_errors", "if_
 	"port_queues", "port_mtu", "port_info", "lcore_packets", "lcore_info", "stalls",
 	"lcore_cycles", "percent", "heap_bytes", "mempool_objects", "mempool_use", "ring_entries",
 	"count", "bytes", "uptime", "instance_info", "up", "telemetry_requests", "reconnects",
-	"restarts", "duration", "xstat_gauge", "gauge", "derive"};
+	"restarts", "duration", "xstat_gauge", "gauge", "derive", "app_load", "poll_interval",
+	"drops", "lcore_rx_queue"};
 
 static int
 stats_init(void)

@@ -31,7 +31,8 @@
  *   -EPROTO        the greeting or reply is not what the protocol says (bad JSON, wrong key)
  *   -EMSGSIZE      the reply datagram was larger than max_output_len: it was cut
  *   -ENODATA       the application answered null: unknown command or bad parameter
- *   -EBUSY         another thread's request on the same shared session did not finish in time
+ *   -EBUSY         not sent: our own earlier requests on the shared session were still being
+ *                  answered when the timeout ran out (the application was answering them)
  *   -EAGAIN        not sent: reconnecting to the shared session's socket is backing off
  *   -ECONNABORTED  (dtel_shared_query_many) sent, but its reply was never read: an error
  *                  ended the batch before it, and the connection was closed
@@ -274,14 +275,52 @@ void dtel_shared_put(struct dtel_shared *shared);
 const char *dtel_shared_path(const struct dtel_shared *shared);
 
 /**
- * dtel_query() over the shared connection, connecting first when needed. Waits at most
- * @timeout_ms in all: for the lock (-EBUSY when another request holds it that long), the
- * connect and greeting, and the reply. While reconnecting is backing off it returns -EAGAIN
- * at once: the request was not sent, and dtel_shared_status().last_error keeps the error of
- * the refused connect (a caller does not count this as a new failure). A connection found
- * closed before the request is sent is reopened once, transparently (the application
- * restarted between two requests); check dtel_shared_status().generation to see a restart.
+ * Priorities of the requests on a shared session. DPDK answers a connection's requests in
+ * order, so the connection is a queue that every thread of the process shares: polls go
+ * first, and reads wait while a poll waits or is in progress (dtel_shared_poll_begin()).
  */
+enum dtel_prio {
+	DTEL_PRIO_READ = 0, /**< reads of counters: wait for polls, batches yield to them */
+	DTEL_PRIO_POLL = 1, /**< health polls (links, lcores, liveness): served first */
+};
+
+/**
+ * How to send a request (or a batch) on a shared session, and what it cost. The caller sets
+ * the inputs and zeroes the outputs once: each call adds to them.
+ */
+struct dtel_request {
+	enum dtel_prio prio;
+	/** For each reply, from the moment the application can start on it (the request's send,
+	 * or the reply before it). Also the longest wait for our own earlier requests: a
+	 * request still waiting then is not sent (-EBUSY), or -ETIMEDOUT when the request it
+	 * waits for has itself gone unanswered that long. */
+	int timeout_ms;
+	/** Batches: at most this many unanswered at a time (1 to DTEL_QUERY_MANY_WINDOW_MAX);
+	 * fewer when replies are slow, so that a poll never waits behind more than about half
+	 * a millisecond of our own requests, or one of them. */
+	unsigned int window;
+	uint64_t service_ns; /**< out: the application's time on the requests answered */
+	uint64_t queued_ns; /**< out: time spent waiting for our own earlier requests */
+	unsigned int queued; /**< out: waits for our own earlier requests (a batch may wait
+			       several times: it yields to polls between its requests) */
+};
+
+/**
+ * dtel_query() over the shared connection, connecting first when needed, with @rq's priority
+ * and timeout: it waits for our own earlier requests (at most the timeout), the connect and
+ * greeting, and the reply (each at most the timeout). While reconnecting is backing off it
+ * returns -EAGAIN at once: the request was not sent, and dtel_shared_status().last_error
+ * keeps the error of the refused connect (a caller does not count this as a new failure).
+ * -EBUSY: not sent, our own queue was longer than the timeout (not a failure of the
+ * application). A connection found closed before the request is sent is reopened once,
+ * transparently (the application restarted between two requests); check
+ * dtel_shared_status().generation to see a restart. Errors: those of dtel_query(), -EBUSY,
+ * -EAGAIN, -EINVAL (also for a bad @rq).
+ */
+int dtel_shared_request(struct dtel_shared *shared, struct dtel_request *rq, const char *cmd,
+	struct dtel_reply *ret_reply);
+
+/** dtel_shared_request() with DTEL_PRIO_READ and @timeout_ms. */
 int dtel_shared_query(
 	struct dtel_shared *shared, const char *cmd, int timeout_ms, struct dtel_reply *ret_reply);
 
@@ -289,26 +328,85 @@ int dtel_shared_query(
 #define DTEL_QUERY_MANY_WINDOW_MAX 64
 
 /**
- * Several requests over the shared connection in one go: up to @window (1 to
- * DTEL_QUERY_MANY_WINDOW_MAX) are sent before their replies are read, in order. The
- * application's telemetry thread answers them one after another, without waiting for this
- * process between two (DPDK reads one request per read() from its SOCK_SEQPACKET socket,
- * lib/telemetry/telemetry.c client_handler), which costs it less CPU than the same requests
- * one at a time. For each i, ret_results[i] is what dtel_shared_query() would have returned
- * for cmds[i], and ret_replies[i] is the caller's on 0 (dtel_reply_release()); -ECANCELED:
- * never sent, because the connection ended at an earlier request (that one has the error);
- * -ECONNABORTED: sent, but an error ended the batch at an earlier request before its reply
- * was read. Whenever replies are left unread the connection is closed (the next request
- * reconnects), so that a reply is never taken for another request's. Each reply must come
- * within @timeout_ms of the previous one. Returns 0 when
+ * Several requests over the shared connection in one go: up to rq->window are sent before
+ * their replies are read, in order. The application's telemetry thread answers them one
+ * after another, without waiting for this process between two (DPDK reads one request per
+ * read() from its SOCK_SEQPACKET socket, lib/telemetry/telemetry.c client_handler), which
+ * costs it less CPU than the same requests one at a time. A batch of reads yields to polls:
+ * when one waits, it sends nothing more, lets the poll go once its requests in flight are
+ * answered, then waits for its turn again. For each i, ret_results[i] is what
+ * dtel_shared_request() would have returned for cmds[i], and ret_replies[i] is the caller's
+ * on 0 (dtel_reply_release()); -ECANCELED: never sent, because the connection ended at an
+ * earlier request or its turn did not come back (that one has the error); -ECONNABORTED:
+ * sent, but an error ended the batch at an earlier request before its reply was read.
+ * Whenever replies are left unread the connection is closed (the next request reconnects),
+ * so that a reply is never taken for another request's. Returns 0 when
  * requests went out, else what kept any from going: -EINVAL, -EBUSY, -EAGAIN (backing off),
- * or the connect's error (then every result is -ECANCELED).
+ * -ETIMEDOUT, or the connect's error (then every result is -ECANCELED).
  */
+int dtel_shared_request_many(struct dtel_shared *shared, struct dtel_request *rq,
+	const char *const *cmds, size_t n, struct dtel_reply *ret_replies, int *ret_results);
+
+/** dtel_shared_request_many() with DTEL_PRIO_READ, @window and @timeout_ms. */
 int dtel_shared_query_many(struct dtel_shared *shared, const char *const *cmds, size_t n,
 	unsigned int window, int timeout_ms, struct dtel_reply *ret_replies, int *ret_results);
 
+/**
+ * A poll of several requests begins: until the matching dtel_shared_poll_end(), reads wait
+ * and batches of reads yield, so that the poll's requests do not wait behind reads that
+ * would slip in between two of them. Every begin must have its end.
+ */
+void dtel_shared_poll_begin(struct dtel_shared *shared);
+void dtel_shared_poll_end(struct dtel_shared *shared);
+
 /** Copy the state of @shared into *ret_status. */
 void dtel_shared_status(struct dtel_shared *shared, struct dtel_shared_status *ret_status);
+
+/* ------------------------------------------------------------------------------------------
+ * The load we put on an application, and its budget
+ *
+ * Every request's service time (what the application spent on it, measured from when it
+ * could start on the request to its reply) is added up per shared session. Periodic work
+ * (an events plugin's link poll, a stats plugin's read) registers a class and, after each
+ * round, asks what interval keeps the load of all classes of the session within a budget:
+ * each class gets what it wants when that is less than an equal share, the others share the
+ * rest equally (max-min fairness), and the smallest budget among the classes is the one in
+ * force. For a driver that spins while it waits (i40e/ice polling their firmware), the
+ * service time is the telemetry thread's CPU; for one that sleeps (mlx5 in an ioctl), an
+ * upper bound of it.
+ */
+
+struct dtel_shared_class;
+
+/** The load of a shared session. */
+struct dtel_shared_load {
+	double measured; /**< service time of the last 10 whole seconds, per second */
+	double planned; /**< what the classes' rounds cost at the intervals they were given */
+	double budget; /**< the smallest budget among the classes, 0 without classes */
+};
+
+/** The load of @shared now. */
+void dtel_shared_load(struct dtel_shared *shared, struct dtel_shared_load *ret_load);
+
+/**
+ * A class of periodic work on @shared, until dtel_shared_class_free() (before the last
+ * dtel_shared_put() of the caller's reference). Errors: -EINVAL, -ENOMEM.
+ */
+int dtel_shared_class_new(struct dtel_shared *shared, struct dtel_shared_class **ret_class);
+/** Remove a class from its session and free it. Accepts NULL. */
+void dtel_shared_class_free(struct dtel_shared_class *cls);
+
+/**
+ * A round of @cls cost the application @round_ns of service time (0: no new round; the cost
+ * is smoothed over rounds); it wants to run every @want_ns with a budget of @budget (a
+ * fraction of one core, > 0). Returns the interval in ns to run it at: @want_ns, or longer
+ * when the classes of the session together would exceed the budget (not before its eighth
+ * round, and at most twice the interval it returned last time for @cls: a cost learnt from a
+ * few replies may be wrong).
+ * Thread-safe.
+ */
+uint64_t dtel_shared_class_plan(
+	struct dtel_shared_class *cls, uint64_t round_ns, uint64_t want_ns, double budget);
 
 /* ------------------------------------------------------------------------------------------
  * Parsers: pure functions from a reply to plain structs (no I/O)

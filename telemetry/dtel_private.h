@@ -47,12 +47,38 @@ dtel__ms_left(uint64_t deadline_ns)
 int dtel__check_request(const char *req, size_t *ret_cmd_len);
 
 /**
+ * What the I/O of a request tells the shared session that owns it (registry.c), and what it
+ * asks of it. NULL where nobody shares the session.
+ */
+struct dtel__io {
+	/* When the application started on the request now awaited (its send, or the reply
+	 * before it), CLOCK_MONOTONIC ns; 0 while none is awaited. Stored atomically: requests
+	 * queued behind this one read it to tell a slow queue from an application that does
+	 * not answer. */
+	uint64_t *serving_since_ns;
+	/* Batches: asked before sending more; true to send nothing more and return
+	 * DTEL__YIELDED as soon as the requests sent are answered. */
+	bool (*yield)(void *arg);
+	void *arg;
+	/* Added to: the application's time on the requests answered (each from the moment it
+	 * could start on it: its send, or the previous reply), and their count. */
+	uint64_t service_ns;
+	size_t answered;
+	/* When not NULL: the time of the i-th request answered goes to sample_ns[i] (room for
+	 * every request of the call). */
+	uint64_t *sample_ns;
+};
+
+/** dtel__session_query_many() stopped early for dtel__io.yield: every request sent is answered. */
+#define DTEL__YIELDED 1
+
+/**
  * Query over an open session. *ret_sent tells whether the request went out: a connection
  * found closed before sending (-ECONNRESET, *ret_sent false) can be reopened and the request
- * sent again without risk of running it twice.
+ * sent again without risk of running it twice. @io may be NULL.
  */
 int dtel__session_query(struct dtel_session *s, const char *cmd, int timeout_ms,
-	struct dtel_reply *ret_reply, bool *ret_sent);
+	struct dtel_reply *ret_reply, bool *ret_sent, struct dtel__io *io);
 
 /**
  * The checks of dtel_shared_query_many()'s arguments (every request as
@@ -68,14 +94,39 @@ int dtel__many_prepare(const char *const *cmds, size_t n, unsigned int window, i
  * SOCK_SEQPACKET keeps the requests apart). ret_results[i]: 0 (ret_replies[i] then owned by
  * the caller), -ENODATA, -ENOMEM, or the error that ended the connection for the request it
  * met; -ECONNABORTED for those sent after it (their replies never read), -ECANCELED for
- * those never sent. Each reply must come within @timeout_ms of the previous one. Returns 0,
- * or the error that ended the batch; the connection is dropped when that error ends it or
- * when replies are still to come; *ret_sent: how many requests went out (0 with
- * -ECONNRESET: none ran).
+ * those never sent. Each reply must come within @timeout_ms of the moment the application
+ * could start on it (its send, or the previous reply). Returns 0, DTEL__YIELDED (@io's
+ * yield said so: requests [*ret_sent, n) were not sent, every one before is answered), or
+ * the error that ended the batch; the connection is dropped when that error ends it or
+ * when replies are still to come (no reply of ours is left in flight on a connection that
+ * stays open); *ret_sent: how many requests went out (0 with -ECONNRESET: none ran). @io
+ * may be NULL.
  */
 int dtel__session_query_many(struct dtel_session *s, const char *const *cmds, size_t n,
 	unsigned int window, int timeout_ms, struct dtel_reply *ret_replies, int *ret_results,
-	size_t *ret_sent);
+	size_t *ret_sent, struct dtel__io *io);
+
+/**
+ * The thread of application process @pid that serves our connection, opened at
+ * @opened_boot_ns (CLOCK_BOOTTIME): its /proc schedstat path into @buf. -ENOENT when no thread
+ * started after that, or /proc's error (appcpu.c).
+ */
+int dtel__server_thread(long pid, uint64_t opened_boot_ns, char *buf, size_t size);
+
+/** The CPU time (ns) in a /proc schedstat file. 0 or -errno. */
+int dtel__thread_cpu_ns(const char *schedstat, uint64_t *ret_ns);
+
+/** CLOCK_BOOTTIME now, in nanoseconds (the clock of /proc's start times). */
+uint64_t dtel__boottime_ns(void);
+
+/**
+ * Who is at the other end of a session: the process's pid in our pid namespace (SO_PEERCRED;
+ * 0 when unknown) and when we connected (CLOCK_BOOTTIME ns).
+ */
+void dtel__session_peer(const struct dtel_session *s, long *ret_pid, uint64_t *ret_opened_boot_ns);
+
+/** False once an error closed the session's connection (it is of no more use). */
+bool dtel__session_is_open(const struct dtel_session *s);
 
 /**
  * Open with an absolute CLOCK_MONOTONIC deadline instead of a timeout. Once connected,
@@ -84,10 +135,6 @@ int dtel__session_query_many(struct dtel_session *s, const char *const *cmds, si
  */
 int dtel__session_open_until(
 	const char *path, uint64_t deadline_ns, struct dtel_session **ret, long *ret_peer_pid);
-
-/** Whether a session dropped its connection (after an error that left it out of step):
- * every later request on it fails with -ENOTCONN. */
-bool dtel__session_dropped(const struct dtel_session *s);
 
 /**
  * Make a session of an already connected SOCK_SEQPACKET socket (takes ownership of @fd, also

@@ -30,6 +30,8 @@
 
 struct dtel_session {
 	int fd;
+	long peer_pid; /* SO_PEERCRED: the application's pid in our pid namespace, 0: unknown */
+	uint64_t opened_boot_ns; /* CLOCK_BOOTTIME just before connect() */
 	struct dtel_greeting greeting;
 	char *buf; /* max_output_len + 2 bytes: one to detect overruns, one for the NUL */
 	size_t buf_size;
@@ -247,8 +249,10 @@ read_greeting(int fd, uint64_t deadline_ns, struct dtel_greeting *ret_greeting)
 
 /* Make a session of a connected socket (owned from here on, also on failure). */
 static int
-session_start(int fd, uint64_t deadline_ns, struct dtel_session **ret)
+session_start(int fd, uint64_t opened_boot_ns, uint64_t deadline_ns, struct dtel_session **ret)
 {
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
 	struct dtel_session *s;
 	int r;
 
@@ -258,6 +262,9 @@ session_start(int fd, uint64_t deadline_ns, struct dtel_session **ret)
 		return -ENOMEM;
 	}
 	s->fd = fd;
+	s->opened_boot_ns = opened_boot_ns;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
+		s->peer_pid = cred.pid;
 	r = read_greeting(fd, deadline_ns, &s->greeting);
 	if (r < 0)
 		goto fail;
@@ -283,6 +290,7 @@ int
 dtel__session_open_until(
 	const char *path, uint64_t deadline_ns, struct dtel_session **ret, long *ret_peer_pid)
 {
+	uint64_t opened = dtel__boottime_ns();
 	int fd = -1, r;
 
 	r = open_socket(path, deadline_ns, &fd);
@@ -291,13 +299,21 @@ dtel__session_open_until(
 	/* Known before the greeting, which a hung application never sends. */
 	if (ret_peer_pid != NULL)
 		*ret_peer_pid = peer_pid(fd);
-	return session_start(fd, deadline_ns, ret);
+	return session_start(fd, opened, deadline_ns, ret);
 }
 
 int
 dtel__session_attach(int fd, int timeout_ms, struct dtel_session **ret)
 {
-	return session_start(fd, dtel__now_ns() + (uint64_t)timeout_ms * 1000000u, ret);
+	return session_start(
+		fd, dtel__boottime_ns(), dtel__now_ns() + (uint64_t)timeout_ms * 1000000u, ret);
+}
+
+void
+dtel__session_peer(const struct dtel_session *s, long *ret_pid, uint64_t *ret_opened_boot_ns)
+{
+	*ret_pid = s->peer_pid;
+	*ret_opened_boot_ns = s->opened_boot_ns;
 }
 
 int
@@ -326,6 +342,12 @@ dtel_session_greeting(const struct dtel_session *session)
 	return &session->greeting;
 }
 
+bool
+dtel__session_is_open(const struct dtel_session *s)
+{
+	return s != NULL && s->fd >= 0;
+}
+
 static void
 drop_connection(struct dtel_session *s)
 {
@@ -333,12 +355,6 @@ drop_connection(struct dtel_session *s)
 		close(s->fd);
 		s->fd = -1;
 	}
-}
-
-bool
-dtel__session_dropped(const struct dtel_session *s)
-{
-	return s != NULL && s->fd < 0;
 }
 
 static int
@@ -438,11 +454,33 @@ copy_reply(struct dtel_session *s, size_t n, struct dtel_reply *ret_reply)
 	return 0;
 }
 
+/* The application starts on a request at @since_ns (0: none awaited any more). */
+static void
+io_serving(struct dtel__io *io, uint64_t since_ns)
+{
+	if (io != NULL && io->serving_since_ns != NULL)
+		__atomic_store_n(io->serving_since_ns, since_ns, __ATOMIC_RELAXED);
+}
+
+/* A reply came at @done_ns for a request the application could start on at @since_ns. */
+static void
+io_answered(struct dtel__io *io, uint64_t since_ns, uint64_t done_ns)
+{
+	uint64_t ns = done_ns > since_ns ? done_ns - since_ns : 0;
+
+	if (io == NULL)
+		return;
+	if (io->sample_ns != NULL)
+		io->sample_ns[io->answered] = ns;
+	io->service_ns += ns;
+	io->answered++;
+}
+
 int
 dtel__session_query(struct dtel_session *s, const char *cmd, int timeout_ms,
-	struct dtel_reply *ret_reply, bool *ret_sent)
+	struct dtel_reply *ret_reply, bool *ret_sent, struct dtel__io *io)
 {
-	uint64_t deadline_ns;
+	uint64_t deadline_ns, sent_ns;
 	size_t cmd_len;
 	ssize_t n;
 	int ret;
@@ -462,13 +500,18 @@ dtel__session_query(struct dtel_session *s, const char *cmd, int timeout_ms,
 	if (ret < 0)
 		goto out;
 	*ret_sent = true;
+	sent_ns = dtel__now_ns();
+	io_serving(io, sent_ns);
 	n = recv_reply(s, deadline_ns);
+	io_serving(io, 0);
 	if (n < 0) {
-		/* Its reply may still come (a timeout, or a failure such as ENOBUFS that ends
-		 * nothing by itself): read later, it would be taken for the next request's. */
+		ret = (int)n;
+		/* Whatever the error, a reply may still come (a timeout, or a failure such as
+		 * ENOBUFS that ends nothing by itself): the connection is not reused. */
 		drop_connection(s);
-		return (int)n;
+		goto out;
 	}
+	io_answered(io, sent_ns, dtel__now_ns());
 	if ((size_t)n > s->greeting.max_output_len) {
 		ret = -EMSGSIZE;
 		goto out;
@@ -491,6 +534,10 @@ struct many {
 	unsigned int window;
 	struct dtel_reply *replies;
 	int *results;
+	struct dtel__io *io;
+	bool stop_sending; /* io->yield said so */
+	uint64_t last_done_ns; /* when the last reply came (0: none yet) */
+	uint64_t sent_ns[DTEL_QUERY_MANY_WINDOW_MAX]; /* of request i at i % window max */
 };
 
 /*
@@ -507,7 +554,10 @@ many_send(struct many *m)
 	size_t k = 0;
 	int ret;
 
-	while (m->sent + k < m->n && m->sent + k - m->got < m->window) {
+	if (!m->stop_sending && m->io != NULL && m->io->yield != NULL && m->sent < m->n &&
+		m->io->yield(m->io->arg))
+		m->stop_sending = true;
+	while (!m->stop_sending && m->sent + k < m->n && m->sent + k - m->got < m->window) {
 		iov[k].iov_base = (void *)(uintptr_t)m->cmds[m->sent + k];
 		iov[k].iov_len = strlen(m->cmds[m->sent + k]);
 		memset(&msgs[k], 0, sizeof(msgs[k]));
@@ -518,6 +568,13 @@ many_send(struct many *m)
 	while (k > 0) {
 		ret = sendmmsg(m->s->fd, msgs, (unsigned int)k, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (ret > 0) {
+			uint64_t now = dtel__now_ns();
+
+			if (m->sent == m->got)
+				io_serving(m->io, now); /* the application starts on it now */
+			for (int i = 0; i < ret; i++)
+				m->sent_ns[(m->sent + (size_t)i) % DTEL_QUERY_MANY_WINDOW_MAX] =
+					now;
 			m->sent += (size_t)ret;
 			return 0;
 		}
@@ -531,6 +588,15 @@ many_send(struct many *m)
 	return 0;
 }
 
+/* When the application could start on the request awaited: its send, or the reply before. */
+static uint64_t
+many_since(const struct many *m)
+{
+	uint64_t sent = m->sent_ns[m->got % DTEL_QUERY_MANY_WINDOW_MAX];
+
+	return sent > m->last_done_ns ? sent : m->last_done_ns;
+}
+
 /* Receive the reply to m->cmds[m->got], if one is there. 1: received (its result stored), 0:
  * none yet, or a -errno that ends the connection. */
 static int
@@ -539,6 +605,7 @@ many_recv(struct many *m)
 	struct dtel_session *s = m->s;
 	struct iovec iov = {.iov_base = s->buf, .iov_len = s->buf_size};
 	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+	uint64_t now;
 	size_t cmd_len;
 	ssize_t n;
 	int ret;
@@ -550,6 +617,9 @@ many_recv(struct many *m)
 		return errno == EAGAIN || errno == EINTR ? 0
 			: errno == ECONNRESET            ? -ECONNRESET
 							 : -errno;
+	now = dtel__now_ns();
+	io_answered(m->io, many_since(m), now);
+	m->last_done_ns = now;
 	if ((msg.msg_flags & MSG_TRUNC) || (size_t)n > s->greeting.max_output_len)
 		return -EMSGSIZE;
 	(void)dtel__check_request(m->cmds[m->got], &cmd_len);
@@ -559,14 +629,20 @@ many_recv(struct many *m)
 	if (ret == -EPROTO)
 		return ret; /* not the reply to this request: out of step */
 	m->results[m->got++] = ret;
+	io_serving(m->io, m->got < m->sent ? now : 0);
 	return 1;
 }
 
-/* Until every reply is in, each within @timeout_ms of the previous one. 0 or -errno. */
+/*
+ * Until every reply is in (or, once told to yield, every reply to what was sent), each within
+ * @timeout_ms of the moment the application could start on it. 0, DTEL__YIELDED or -errno.
+ */
 static int
 many_run(struct many *m, int timeout_ms)
 {
-	uint64_t deadline_ns = dtel__now_ns() + (uint64_t)timeout_ms * 1000000u;
+	uint64_t timeout_ns = (uint64_t)timeout_ms * 1000000u;
+
+	uint64_t idle_since = dtel__now_ns();
 
 	while (m->got < m->n) {
 		struct pollfd p = {.fd = m->s->fd, .events = POLLIN};
@@ -574,17 +650,24 @@ many_run(struct many *m, int timeout_ms)
 
 		if (ret < 0)
 			return ret;
-		if (m->sent < m->n && m->sent - m->got < m->window)
+		if (m->got == m->sent && m->stop_sending)
+			return DTEL__YIELDED; /* nothing in flight, nothing more to send */
+		if (!m->stop_sending && m->sent < m->n && m->sent - m->got < m->window)
 			p.events |= POLLOUT;
-		ret = poll(&p, 1, dtel__ms_left(deadline_ns));
+		/* Nothing in flight: the socket buffer was full; the timeout runs from then. */
+		ret = poll(&p, 1,
+			dtel__ms_left(
+				(m->got < m->sent ? many_since(m) : idle_since) + timeout_ns));
 		if (ret < 0 && errno != EINTR)
 			return -errno;
 		if (ret == 0)
 			return -ETIMEDOUT;
-		while (m->got < m->n && (ret = many_recv(m)) == 1)
-			deadline_ns = dtel__now_ns() + (uint64_t)timeout_ms * 1000000u;
+		ret = 1;
+		while (m->got < m->sent && (ret = many_recv(m)) == 1)
+			;
 		if (ret < 0)
 			return ret;
+		idle_since = dtel__now_ns();
 	}
 	return 0;
 }
@@ -610,9 +693,17 @@ dtel__many_prepare(const char *const *cmds, size_t n, unsigned int window, int t
 int
 dtel__session_query_many(struct dtel_session *s, const char *const *cmds, size_t n,
 	unsigned int window, int timeout_ms, struct dtel_reply *ret_replies, int *ret_results,
-	size_t *ret_sent)
+	size_t *ret_sent, struct dtel__io *io)
 {
-	struct many m = {s, cmds, n, 0, 0, window, ret_replies, ret_results};
+	struct many m = {
+		.s = s,
+		.cmds = cmds,
+		.n = n,
+		.window = window,
+		.replies = ret_replies,
+		.results = ret_results,
+		.io = io,
+	};
 	int ret;
 
 	*ret_sent = 0;
@@ -622,9 +713,10 @@ dtel__session_query_many(struct dtel_session *s, const char *const *cmds, size_t
 	if (s->fd < 0)
 		return -ENOTCONN;
 	ret = many_run(&m, timeout_ms);
+	io_serving(io, 0);
 	*ret_sent = m.sent;
-	if (ret == 0)
-		return 0;
+	if (ret >= 0)
+		return ret; /* 0, or DTEL__YIELDED: every request sent was answered */
 	/* The request that was waiting for its reply, or that could not be sent. */
 	if (m.got < n)
 		ret_results[m.got] = ret;
@@ -645,7 +737,7 @@ dtel_query(
 {
 	bool sent;
 
-	return dtel__session_query(session, cmd, timeout_ms, ret_reply, &sent);
+	return dtel__session_query(session, cmd, timeout_ms, ret_reply, &sent, NULL);
 }
 
 void

@@ -72,7 +72,7 @@ one_of_type(const oconfig_item_t *ci, int type)
 }
 
 static int
-parse_seconds(const oconfig_item_t *ci, const struct dtp_option *o, void *field)
+parse_number(const oconfig_item_t *ci, const struct dtp_option *o, void *field)
 {
 	double v;
 
@@ -149,7 +149,8 @@ parse_option_value(const oconfig_item_t *ci, const struct dtp_option *o, void *f
 		*(bool *)field = ci->values[0].value.boolean != 0;
 		return 0;
 	case DTP_OPT_SECONDS:
-		return parse_seconds(ci, o, field);
+	case DTP_OPT_NUMBER:
+		return parse_number(ci, o, field);
 	case DTP_OPT_UINT:
 		return parse_uint(ci, o, field);
 	case DTP_OPT_STRING:
@@ -372,7 +373,7 @@ global_option(struct dtp_conf *c, const oconfig_item_t *ci)
 		if (c->runtime_dirs[c->nruntime_dirs][0] != '\0')
 			c->nruntime_dirs++;
 	} else if (strcasecmp(ci->key, "RetireAfter") == 0) {
-		int r = parse_seconds(ci, &retire_option, &c->retire_after);
+		int r = parse_number(ci, &retire_option, &c->retire_after);
 
 		if (r < 0)
 			dtp_conf_error(c, "",

@@ -118,6 +118,15 @@ hold_slot(void)
 	return &held[nheld++];
 }
 
+/* dtp_dispatch_interval(): of this thread's value lists, 0: collectd's. */
+static __thread cdtime_t dispatch_interval;
+
+void
+dtp_dispatch_interval(cdtime_t interval)
+{
+	dispatch_interval = interval;
+}
+
 /* @src into @dst of @size bytes, cut to fit: sstrncpy() would also zero the rest of @dst. */
 static void
 copy_name(char *dst, const char *src, size_t size)
@@ -137,7 +146,7 @@ fill_vl(value_list_t *vl, const struct dtp_id *id, const char *type, const char 
 	vl->values = v;
 	vl->values_len = n;
 	vl->time = id->time;
-	vl->interval = 0;
+	vl->interval = dispatch_interval;
 	vl->host[0] = '\0';
 	copy_name(vl->plugin, id->plugin, sizeof(vl->plugin));
 	copy_name(vl->plugin_instance, id->plugin_instance, sizeof(vl->plugin_instance));

@@ -49,6 +49,7 @@
 enum dtp_opt_type {
 	DTP_OPT_BOOL, /* bool */
 	DTP_OPT_SECONDS, /* double, within [min, max] */
+	DTP_OPT_NUMBER, /* double, within [min, max] (not a duration) */
 	DTP_OPT_UINT, /* unsigned int, within [min, max] */
 	DTP_OPT_STRING, /* char[size] */
 	DTP_OPT_PORTS, /* struct dtp_ports */
@@ -95,6 +96,13 @@ struct dtp_option {
 #define DTP_TIMEOUT_OPT(st)                                         \
 	DTP_OPT(st, "Timeout", DTP_OPT_SECONDS, timeout, 0.001, 60, \
 		"seconds for one request, more than 0 and at most 60")
+/** MaxAppLoad's default: percent of one core for both plugins together on an application. */
+#define DTP_MAX_APP_LOAD_DEFAULT 1.0
+#define DTP_MAX_APP_LOAD_OPT(st)                                                          \
+	DTP_OPT(st, "MaxAppLoad", DTP_OPT_NUMBER, max_app_load, 0, 50,                    \
+		"a percentage of one core from 0.01 to 50 (0: no budget): the most time " \
+		"the application's telemetry thread may spend answering both dpdktel "    \
+		"plugins")
 #define DTP_PORTS_OPT(st)                                \
 	DTP_OPT(st, "Ports", DTP_OPT_PORTS, ports, 0, 0, \
 		"\"all\" or a list of port ids below 1024 such as \"0-3,8\"")
@@ -233,8 +241,19 @@ struct dtp_target {
 	unsigned long long up_start;
 	bool bad_reply_logged; /* an unusable reply of this process was logged */
 
-	/* The plugin's own health, dispatched as values (docs/metrics.md). */
-	uint64_t sent, failed, truncated, invalid, discarded, reconnects, restarts;
+	/* DTEL_PRIO_POLL for the events plugin, whose requests go before the stats plugin's
+	 * (set after dtp_target_init()). */
+	enum dtel_prio prio;
+	/* The application's service time of every request answered so far (ns): a plugin
+	 * takes the difference over a round for its budget (dtp_budget_plan()). */
+	uint64_t service_ns;
+
+	/* The plugin's own health, dispatched as values (docs/metrics.md). queued: requests
+	 * that waited for our own earlier requests to this application (the other plugin's,
+	 * or a poll's); deferred: not sent, because they waited longer than the Timeout
+	 * while the application was answering ours (neither is a failure of it). */
+	uint64_t sent, failed, truncated, invalid, discarded, reconnects, restarts, queued,
+		deferred;
 };
 
 /** Set up a target for @path (takes a reference on its shared session). 0 or -errno. */
@@ -244,7 +263,10 @@ int dtp_target_init(struct dtp_target *t, const char *plugin, const char *name, 
 void dtp_target_fini(struct dtp_target *t);
 
 /**
- * Send one request and count it. -EAGAIN: not sent, because reconnecting backs off after a
+ * Send one request with the target's priority and count it. -EBUSY: not sent, because our
+ * own earlier requests to the application (the other plugin's, a poll's) were still being
+ * answered when the Timeout ran out: counted deferred, not failed, and says nothing of the
+ * application. -EAGAIN: not sent, because reconnecting backs off after a
  * refused connect (this plugin's or the other's: they share the connection): counted failed
  * but not sent, and the target is down for the refusal's reason (t->last_error), logged once
  * as below; a caller must not count it as a failed poll (nothing was asked). On failure: counts it,
@@ -259,11 +281,13 @@ int dtp_query(struct dtp_target *t, const char *cmd, struct dtel_reply *ret);
 #define DTP_QUERY_WINDOW 32
 
 /**
- * dtp_query() of @n requests at once (dtel_shared_query_many()): ret_results[i] and ret[i]
- * are what dtp_query() would have given for cmds[i], and counted as it counts them (when none
- * could be sent, the first has the error: -EAGAIN, -EBUSY, the connect's); -ECANCELED: never
- * sent (the connection ended at an earlier one), not counted; -ECONNABORTED: sent, but its
- * reply was left unread on a connection closed for it, counted sent and discarded. Returns 0.
+ * dtp_query() of @n requests at once (dtel_shared_request_many(): a batch of reads yields to
+ * polls between its requests): ret_results[i] and ret[i] are what dtp_query() would have
+ * given for cmds[i], and counted as it counts them (when none could be sent, the first has
+ * the error: -EAGAIN, -EBUSY, the connect's); -ECANCELED: never sent (the connection ended
+ * at an earlier one, or the batch's turn did not come back), not counted; -ECONNABORTED:
+ * sent, but its reply was left unread on a connection closed for it, counted sent and
+ * discarded. Returns 0.
  */
 int dtp_query_many(struct dtp_target *t, const char *const *cmds, size_t n, struct dtel_reply *ret,
 	int *ret_results);
@@ -585,11 +609,53 @@ struct dtp_meta {
 
 /**
  * The plugin's own health, the same in both plugins (docs/metrics.md): up, and the target's
- * counters as telemetry_requests (sent, failed, discarded, invalid, truncated), reconnects
- * and restarts. Returns how many counters collectd could not take (above INT64_MAX): the
- * caller adds them to its invalid count.
+ * counters as telemetry_requests (sent, failed, discarded, invalid, truncated, queued,
+ * deferred), reconnects and restarts, and app_load: what both plugins cost the application
+ * (percent of one core, measured over the last 10 s) and its budget. Returns how many
+ * counters collectd could not take (above INT64_MAX): the caller adds them to its invalid
+ * count.
  */
 int dtp_dispatch_health(const struct dtp_id *id, const struct dtp_target *t);
+
+/* The load budget (MaxAppLoad) --------------------------------------------------------------- */
+
+/**
+ * One kind of periodic work of a plugin instance on its application (the events plugin's
+ * link poll, its lcore poll, its liveness poll; the stats plugin's read), registered with
+ * the application's shared session, which shares the budget between all of them
+ * (dtel_shared_class_plan()). Used by one thread at a time.
+ */
+struct dtp_budget {
+	struct dtel_shared_class *cls;
+	const struct dtp_target *t;
+	const char *what; /* "link poll", for the log lines */
+	uint64_t interval_ns; /* in force; 0 until the first plan */
+	uint64_t round_ns; /* what the last round cost the application */
+	bool stretched; /* announced */
+	uint64_t change_since_ms; /* since when it is no longer what was announced, 0: it is */
+};
+
+/** Register @b for @t's application. 0 or -errno. */
+int dtp_budget_init(struct dtp_budget *b, const struct dtp_target *t, const char *what);
+/** Unregister. Accepts a zeroed budget. */
+void dtp_budget_fini(struct dtp_budget *b);
+
+/**
+ * After a round that cost the application @round_ns (0: none ran), the interval to run the
+ * next at: @want_ns, or longer when all the work of both plugins on this application would
+ * cost more than @max_load_pct percent of one core (0: no budget, always @want_ns). Logs one INFO
+ * line when the interval has stayed at 1.5 times @want_ns or more for ten @want_ns (at least 1 s,
+ * at most 10 s), and one when it has stayed within 1.1 times for as long.
+ */
+uint64_t dtp_budget_plan(
+	struct dtp_budget *b, uint64_t round_ns, uint64_t want_ns, double max_load_pct);
+
+/**
+ * The interval for the values of the next dispatches of this thread (0: collectd's, the
+ * read callback's): a read that runs less often than its callback says so, so that collectd
+ * does not take its values for missing between two reads.
+ */
+void dtp_dispatch_interval(cdtime_t interval);
 
 /*
  * Info values: a GAUGE of 1 whose type instance carries names, "<part>,<part>,...", so that

@@ -124,12 +124,22 @@ dtp_eal_usage(
 int
 dtp_dispatch_health(const struct dtp_id *id, const struct dtp_target *t)
 {
-	static const char *const kinds[] = {"sent", "failed", "discarded", "invalid", "truncated"};
-	const uint64_t counts[] = {t->sent, t->failed, t->discarded, t->invalid, t->truncated};
+	static const char *const kinds[] = {
+		"sent", "failed", "discarded", "invalid", "truncated", "queued", "deferred"};
+	const uint64_t counts[] = {
+		t->sent, t->failed, t->discarded, t->invalid, t->truncated, t->queued, t->deferred};
 	double up = t->up ? 1 : 0;
+	struct dtel_shared_load load;
 	int refused = 0;
 
 	dtp_gauge(id, "up", NULL, &up, 1);
+	dtel_shared_load(t->sh, &load);
+	load.measured *= 100;
+	dtp_gauge(id, "app_load", NULL, &load.measured, 1);
+	if (load.budget > 0) {
+		load.budget *= 100;
+		dtp_gauge(id, "app_load", "budget", &load.budget, 1);
+	}
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		refused += dtp_derive(id, "telemetry_requests", kinds[i], &counts[i], 1) == -ERANGE;
 	refused += dtp_derive(id, "reconnects", NULL, &t->reconnects, 1) == -ERANGE;

@@ -192,31 +192,62 @@ unsent(struct dtp_target *t, const char *cmd)
 	return -EAGAIN;
 }
 
+/* A request's outcome @r that was never sent, or a sent one's: counted. */
+static int
+outcome(struct dtp_target *t, const char *cmd, int r, const struct dtel_reply *reply)
+{
+	if (r == -EAGAIN)
+		return unsent(t, cmd);
+	/* Our own queue was longer than the Timeout: nothing was asked of the application. */
+	if (r == -EBUSY) {
+		t->deferred++;
+		return r;
+	}
+	return account(t, cmd, r, reply);
+}
+
+static struct dtel_request
+request_of(const struct dtp_target *t, unsigned int window)
+{
+	return (struct dtel_request){
+		.prio = t->prio, .timeout_ms = t->timeout_ms, .window = window};
+}
+
+static void
+took(struct dtp_target *t, const struct dtel_request *rq)
+{
+	t->queued += rq->queued;
+	t->service_ns += rq->service_ns;
+}
+
 int
 dtp_query(struct dtp_target *t, const char *cmd, struct dtel_reply *ret)
 {
-	int r = dtel_shared_query(t->sh, cmd, t->timeout_ms, ret);
+	struct dtel_request rq = request_of(t, 1);
+	int r = dtel_shared_request(t->sh, &rq, cmd, ret);
 
-	return r == -EAGAIN ? unsent(t, cmd) : account(t, cmd, r, ret);
+	took(t, &rq);
+	return outcome(t, cmd, r, ret);
 }
 
 int
 dtp_query_many(struct dtp_target *t, const char *const *cmds, size_t n, struct dtel_reply *ret,
 	int *ret_results)
 {
-	int r = dtel_shared_query_many(
-		t->sh, cmds, n, DTP_QUERY_WINDOW, t->timeout_ms, ret, ret_results);
+	struct dtel_request rq = request_of(t, DTP_QUERY_WINDOW);
+	int r = dtel_shared_request_many(t->sh, &rq, cmds, n, ret, ret_results);
 
+	took(t, &rq);
 	if (n == 0)
 		return 0;
 	/* None went out: the first one failed as dtp_query() would have failed it. */
 	if (r < 0) {
-		ret_results[0] = r == -EAGAIN ? unsent(t, cmds[0]) : account(t, cmds[0], r, NULL);
+		ret_results[0] = outcome(t, cmds[0], r, NULL);
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++)
 		if (ret_results[i] != -ECANCELED)
-			account(t, cmds[i], ret_results[i], &ret[i]);
+			outcome(t, cmds[i], ret_results[i], &ret[i]);
 	return 0;
 }
 

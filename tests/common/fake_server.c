@@ -98,6 +98,19 @@ sleep_ms(int ms)
 		;
 }
 
+/* On the CPU for @ms of this thread's CPU time (not wall time: on a busy host the spin is
+ * what the thread costs, as a driver's spin is). */
+static void
+spin_ms(int ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
 /* Wait for data on fd or a stop request on stop_fd; true when fd is readable. */
 static bool
 wait_readable(int fd, int stop_fd)
@@ -185,7 +198,9 @@ serve_one(struct conn *c)
 	fs->busy++;
 	pthread_mutex_unlock(&fs->lock);
 	(fs->cfg.handler ? fs->cfg.handler : default_handler)(fs, c->id, req, &out, fs->cfg.arg);
-	if (out.delay_ms > 0)
+	if (out.delay_ms > 0 && out.spin)
+		spin_ms(out.delay_ms);
+	else if (out.delay_ms > 0)
 		sleep_ms(out.delay_ms);
 	/* A second request on the same connection before this reply: pipelined (DPDK answers
 	 * it after this one, on this connection's thread). */

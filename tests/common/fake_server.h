@@ -26,6 +26,10 @@ struct fake_reply {
 	char *data; /* malloc'ed by the handler, freed by the server */
 	size_t len;
 	int delay_ms; /* wait this long before acting */
+	/* ... busy, on the CPU, as a driver that polls its firmware does (i40e's admin queue:
+	 * drivers/net/i40e/base/i40e_adminq.c i40e_asq_send_command() spins in
+	 * i40e_usec_delay(), rte_delay_us_block), not asleep as in an ioctl (mlx5) */
+	bool spin;
 };
 
 struct fake_server;

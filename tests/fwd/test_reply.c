@@ -195,14 +195,14 @@ lcore_one(void **state)
 	json_object *root, *v, *ports;
 	static const char *const keys[] = {"lcore_id", "state", "state_code", "heartbeat",
 		"heartbeat_age_us", "stalls", "last_change_age_ms", "rx_packets", "tx_packets",
-		"tx_dropped", "busy_cycles", "total_cycles", "ports"};
+		"tx_dropped", "busy_cycles", "total_cycles", "ports", "rx_queues"};
 
 	(void)state;
 	stub_reset();
 	fill_lcores(s, 1, N); /* one lcore with all 64 ports */
 	s[0].state = FWD_LCORE_STALLED;
 	v = render_complete("/fwd/lcore", fwd_reply_lcore(d, &s[0]), d, &root);
-	assert_int_equal(json_object_object_length(v), 13);
+	assert_int_equal(json_object_object_length(v), 14);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		(void)key(v, keys[i]);
 	assert_int_equal(json_object_get_int(key(v, "lcore_id")), 64);
@@ -212,6 +212,10 @@ lcore_one(void **state)
 	ports = key(v, "ports");
 	assert_int_equal(json_object_array_length(ports), N);
 	assert_int_equal(json_object_get_int(json_object_array_get_idx(ports, 63)), 63);
+	/* Index-aligned with ports: the rx queue polled on each, the forwarder's one. */
+	assert_int_equal(json_object_array_length(key(v, "rx_queues")), N);
+	assert_int_equal(
+		json_object_get_int(json_object_array_get_idx(key(v, "rx_queues"), 63)), 0);
 	json_object_put(root);
 }
 
@@ -270,18 +274,23 @@ port_one(void **state)
 	json_object *root, *v;
 	static const char *const keys[] = {"port_id", "name", "link_status", "link_speed",
 		"link_duplex", "link_changes", "last_change_age_ms", "rx_packets", "tx_packets",
-		"tx_dropped", "lcore_id", "peer_port"};
+		"tx_dropped", "lcore_id", "peer_port", "rx_queue_lcores"};
 
 	(void)state;
 	stub_reset();
 	fill_ports(s, 1);
 	v = render_complete("/fwd/port", fwd_reply_port(d, &s[0]), d, &root);
-	assert_int_equal(json_object_object_length(v), 12);
+	assert_int_equal(json_object_object_length(v), 13);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		(void)key(v, keys[i]);
 	assert_int_equal(strlen(json_object_get_string(key(v, "name"))), FWD_PORT_NAME_MAX - 1);
 	assert_true(json_object_get_uint64(key(v, "rx_packets")) == UINT64_MAX);
 	assert_int_equal(json_object_get_int(key(v, "peer_port")), 1);
+	/* Entry q: the lcore polling rx queue q; the forwarder's one queue, by lcore_id. */
+	assert_int_equal(json_object_array_length(key(v, "rx_queue_lcores")), 1);
+	assert_int_equal(
+		json_object_get_int(json_object_array_get_idx(key(v, "rx_queue_lcores"), 0)),
+		json_object_get_int(key(v, "lcore_id")));
 	json_object_put(root);
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Every dpdktel alert is complete: labelled, annotated, documented and unit-tested.
 
-- every alert the design asks for (link, flapping, lcore, instance, staleness, drops, memory) is there;
+- every alert the design asks for (link, flapping, lcore, instance, staleness, drops, memory,
+  saturation, queue imbalance, loss budget) is there;
 - each has a severity label (critical, warning, info) and summary, description and
   runbook_url annotations, the runbook pointing at its own section of docs/alerts.md;
 - docs/alerts.md has a section for each alert and none for an alert that does not exist;
@@ -25,7 +26,10 @@ import yaml
 REQUIRED = ['DpdkLinkDown', 'DpdkLinkFlapping', 'DpdkLcoreStalled', 'DpdkLcoreExited',
             'DpdkInstanceDown', 'DpdkInstanceNotResponding', 'DpdkInstanceRestarted',
             'DpdkTelemetryStale', 'DpdkRxMissedRising', 'DpdkRxNoMbuf', 'DpdkTxDropsRising', 'DpdkPortErrors',
-            'DpdkMempoolNearlyExhausted', 'DpdkRingNearlyFull']
+            'DpdkMempoolNearlyExhausted', 'DpdkRingNearlyFull',
+            # issue 28: why is it dropping
+            'DpdkMempoolExhaustionForecast', 'DpdkLcoreSaturated', 'DpdkRxQueueImbalance',
+            'DpdkLossBudgetBurn', 'DpdkLossBudgetSlowBurn']
 SEVERITIES = {'critical', 'warning', 'info'}
 ANNOTATIONS = ('summary', 'description', 'runbook_url')
 

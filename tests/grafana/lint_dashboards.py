@@ -30,7 +30,9 @@ SCHEMA_VERSIONS = range(39, 43)
 BUILTIN_METRICS = {'ALERTS', 'up'}
 # Labels the scrape job and the rules produce (prometheus.yml, dpdktel.rules.yml).
 KNOWN_LABELS = {'instance', 'dpdk_instance', 'port', 'lcore', 'type', 'job', 'alertname',
-                'alertstate', 'severity', '__name__'}
+                'alertstate', 'severity', '__name__',
+                # made by the recording rules: a drop's reason, an lcore's rx queue
+                'reason', 'queue'}
 # The variable each scope's label is filtered by, in chain order.
 CHAIN = ['instance', 'dpdk_instance']
 SCOPE_VARIABLE = {'port': 'port', 'lcore': 'lcore'}

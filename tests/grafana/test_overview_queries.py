@@ -46,13 +46,17 @@ def panel_expr(title):
     return promql.substitute(t['expr'], ALL)
 
 
-def run_promtool(tmp_path, exprs, series=SERIES, eval_time='30s'):
-    """exprs: [(expr, [(labels, value)])]; promtool's output when a value differs."""
+RULES = os.path.join(ROOT, 'grafana', 'prometheus', 'dpdktel.rules.yml')
+
+
+def run_promtool(tmp_path, exprs, series=SERIES, eval_time='30s', rules=None):
+    """exprs: [(expr, [(labels, value)])]; promtool's output when a value differs. rules:
+    a rule file to evaluate too (the panels that read recorded series)."""
     promtool = shutil.which('promtool')
     if not promtool:
         pytest.skip('promtool not installed (Debian package prometheus)')
     (tmp_path / 'none.rules.yml').write_text('groups: []\n')
-    test = {'rule_files': ['none.rules.yml'], 'evaluation_interval': '10s',
+    test = {'rule_files': [rules or 'none.rules.yml'], 'evaluation_interval': '10s',
             'tests': [{'interval': '10s',
                        'input_series': [{'series': s, 'values': v} for s, v in series],
                        'promql_expr_test': [
@@ -221,4 +225,37 @@ def test_documented_instance_join(tmp_path):
          'type="24.11.6,dpdk-testpmd,4242,0.1.0"}', '1x12')]
     rc, out = run_promtool(tmp_path, [(docs_promql('instance_info'), [
         (f'{{{PORT},program="dpdk-testpmd",dpdk="24.11.6"}}', 1)])], series, '120s')
+    assert rc == 0, out
+
+
+# Drops (docs/metrics.md, "Drop reasons"): port 0 misses 30/s, 10/s of them split out by
+# its driver (rx_missed.rx_priority0_dropped), and 5/s tx_full; port 1 nothing.
+DROPS = NAMES + [
+    (f'collectd_dpdktel_stats_drops_total{{{PORT},port="0",type="rx_missed"}}', '0+200x12'),
+    (f'collectd_dpdktel_stats_drops_total{{{PORT},port="0",type="rx_missed.rx_priority0_dropped"}}',
+     '0+100x12'),
+    (f'collectd_dpdktel_stats_drops_total{{{PORT},port="0",type="tx_full"}}', '0+50x12'),
+    (f'collectd_dpdktel_stats_drops_total{{{PORT},port="1",type="rx_missed"}}', '0x12'),
+]
+
+
+def test_loss_table_by_port_and_reason(tmp_path):
+    """The overview's "where is loss now": one row per port and reason, a reason's driver
+    counters summed into it, the device joined on; a port losing nothing shows 0."""
+    def row(port, reason, device=None):
+        dev = f',device="{device}"' if device else ''
+        return f'{{{PORT},port="{port}",reason="{reason}"{dev}}}'
+    rc, out = run_promtool(tmp_path, [(panel_expr('Loss now by port and reason'), [
+        (row(0, 'rx_missed', 'net_null0'), 30), (row(0, 'tx_full', 'net_null0'), 5),
+        (row(1, 'rx_missed', '0000:3b:00.0'), 0)])], DROPS, '120s', RULES)
+    assert rc == 0, out
+
+
+def test_documented_where_did_port_lose(tmp_path):
+    """docs/metrics.md's one query for "where did port 1 lose packets in the last hour"."""
+    expr = docs_promql('drops_total').replace('"edge1"', '"fine"').replace('port="1"',
+                                                                           'port="0"')
+    rc, out = run_promtool(tmp_path, [(expr, [
+        ('{type="rx_missed"}', 2400), ('{type="rx_missed.rx_priority0_dropped"}', 1200),
+        ('{type="tx_full"}', 600)])], DROPS, '120s')
     assert rc == 0, out

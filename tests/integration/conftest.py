@@ -45,11 +45,32 @@ def pytest_collection_modifyitems(config, items):
         items[:] = kept
 
 
+_outcomes = {'passed': 0, 'failed': 0, 'skipped': []}
+
+
+def pytest_runtest_logreport(report):
+    if report.failed:
+        _outcomes['failed'] += 1
+    elif report.skipped:
+        _outcomes['skipped'].append(report)
+    elif report.passed and report.when == 'call':
+        _outcomes['passed'] += 1
+
+
 def pytest_sessionfinish(session, exitstatus):
     # A file with no per-release test has nothing to run in the matrix: that passes (pytest
     # says 5, "no tests collected", which meson would count as a failure).
     if MATRIX_ONLY and exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
         session.exitstatus = pytest.ExitCode.OK
+    # A file whose every test was skipped ran nothing: exit 77, which meson counts as SKIP,
+    # not OK, with the reasons on stderr (pytest's own exit would be 0).
+    elif (exitstatus == pytest.ExitCode.OK and _outcomes['skipped'] and
+          not _outcomes['passed'] and not _outcomes['failed']):
+        reasons = dict.fromkeys(r.longrepr[2] if isinstance(r.longrepr, tuple) else
+                                str(r.longrepr) for r in _outcomes['skipped'])
+        for why in reasons:
+            print(f'SKIP: {why}', file=sys.stderr)
+        session.exitstatus = 77
 
 
 def pytest_report_header(config):

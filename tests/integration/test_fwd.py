@@ -34,11 +34,11 @@ _ids = itertools.count()
 LCORES_KEYS = {'lcore_id', 'state', 'state_code', 'heartbeat', 'heartbeat_age_us', 'stalls',
                'last_change_age_ms', 'rx_packets', 'tx_packets', 'busy_cycles', 'total_cycles',
                'ports'}
-LCORE_KEYS = LCORES_KEYS | {'tx_dropped'}
+LCORE_KEYS = LCORES_KEYS | {'tx_dropped', 'rx_queues'}
 PORTS_KEYS = {'port_id', 'link_status', 'link_speed', 'link_duplex', 'link_changes',
               'last_change_age_ms'}
 PORT_KEYS = PORTS_KEYS | {'name', 'rx_packets', 'tx_packets', 'tx_dropped', 'lcore_id',
-                          'peer_port'}
+                          'peer_port', 'rx_queue_lcores'}
 INFO_KEYS = {'app', 'version', 'pid', 'uptime_ms', 'mac_mode', 'burst', 'heartbeat_ms',
              'stall_ms', 'link_poll_ms', 'link_check_age_ms', 'idle_sleep_us',
              'stats_period_s', 'main_lcore', 'ports', 'lcores'}
@@ -126,6 +126,7 @@ def test_lcore_shape(null2):
     assert lc['lcore_id'] == 1
     assert lc['state'] == 'RUNNING' and lc['state_code'] == 1
     assert lc['ports'] == [0, 1]
+    assert lc['rx_queues'] == [0, 0]  # the rx queue it polls on each of its ports
     assert lc['tx_dropped'] == 0
     assert lc['rx_packets'] > 0
 
@@ -149,6 +150,7 @@ def test_port_shape(null2):
         assert p['name'] == f'net_null{pid}'
         assert p['peer_port'] == peer
         assert p['lcore_id'] == 1
+        assert p['rx_queue_lcores'] == [1]  # its one rx queue, polled by lcore 1
         assert p['link_status'] == 'UP' and p['link_speed'] == 10000
         assert p['rx_packets'] > 0 and p['tx_packets'] > 0
         assert p['tx_dropped'] == 0
@@ -263,9 +265,11 @@ def test_round_robin_over_two_lcores(fwd_bin):
         assert lcores['lcore_id'] == [1, 2]
         assert lcores['ports'] == ['0,2', '1,3']
         assert q(app, '/fwd/lcore,2')['ports'] == [1, 3]
+        assert q(app, '/fwd/lcore,2')['rx_queues'] == [0, 0]
         for pid, lcore, peer in ((0, 1, 1), (1, 2, 0), (2, 1, 3), (3, 2, 2)):
             p = q(app, f'/fwd/port,{pid}')
             assert (p['lcore_id'], p['peer_port']) == (lcore, peer), p
+            assert p['rx_queue_lcores'] == [lcore], p
         wait_until(lambda: all(q(app, f'/fwd/port,{p}')['tx_packets'] > 0 for p in range(4)),
                    10, 'all four ports sending')
         wait_state(app, 'RUNNING', lcore=1)

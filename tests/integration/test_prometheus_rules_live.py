@@ -50,10 +50,15 @@ TYPE_INSTANCE_SAMPLES = {'q<Q>': ['q0', 'q1'], 'heap<ID>': ['heap0'],
                          'eventdev<ID>.<name>': ['eventdev0.dev_rx'],
                          'eventdev<ID>.port<P>.<name>': ['eventdev0.port1.port_1_rx'],
                          'eventdev<ID>.queue<Q>.<name>': ['eventdev0.queue0.qid_0_tx'],
-                         'rawdev<ID>.<name>': ['rawdev0.xstat_0']}
+                         'rawdev<ID>.<name>': ['rawdev0.xstat_0'],
+                         # drops: a driver counter that refines a reason (drops.tsv)
+                         '<reason>.<xstat>': ['rx_missed.rx_priority0_dropped'],
+                         # lcore_rx_queue: rx queue 0 of each port, each polled by every
+                         # lcore here (the feeder's lcores and ports are not paired)
+                         '<port>,<queue>': ['0,0', '1,0']}
 # Counters that stay flat, so that only the alerts under test fire.
 FLAT_COUNTERS = {'if_errors', 'if_rx_dropped', 'if_tx_dropped', 'queue_errors', 'restarts',
-                 'reconnects'}
+                 'reconnects', 'drops'}
 
 
 class Feeder:

@@ -1,8 +1,8 @@
-"""dpdktel_stats' device classes in a real collectd against real DPDK 22.11 processes (Debian's:
-the releases of the cache are built with net drivers only, docs/dpdktel_stats.md): testpmd with
-the virtual devices Debian ships (crypto_null, dma_skeleton, event_sw, rawdev_skeleton) and
-dpdk-test-crypto-perf driving crypto_null and dpdk-test-eventdev driving event_sw, whose
-counters move."""
+"""dpdktel_stats' device classes in a real collectd against real processes of the system's DPDK
+(Debian's, 22.11 on bookworm and 24.11 on trixie: the releases of the cache are built with net
+drivers only, docs/dpdktel_stats.md): testpmd with the virtual devices Debian ships
+(crypto_null, dma_skeleton, event_sw, rawdev_skeleton) and dpdk-test-crypto-perf driving
+crypto_null and dpdk-test-eventdev driving event_sw, whose counters move."""
 import contextlib
 import os
 import shutil
@@ -12,24 +12,32 @@ import pytest
 from helpers import dpdk
 from helpers.collectd import Collectd
 from helpers.telemetry import Client
-from helpers.wait import wait_until
+from helpers.wait import Fatal, wait_until
 
-PMDS = '/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0'
-# The driver of each virtual device, and its Debian package (scripts/bootstrap installs them).
-DRIVERS = {'crypto_null0': ('librte_crypto_null.so', 'librte-crypto-null23'),
-           'dma_skeleton0': ('librte_dma_skeleton.so', 'librte-dma-skeleton23'),
-           'event_sw0': ('librte_event_sw.so', 'librte-event-sw23'),
-           'rawdev_skeleton0': ('librte_raw_skeleton.so', 'librte-raw-skeleton23')}
+# The driver of each virtual device, and its Debian package without the DPDK ABI
+# (librte-crypto-null23 on bookworm, librte-crypto-null25 on trixie; scripts/bootstrap).
+DRIVERS = {'crypto_null0': ('librte_crypto_null.so', 'librte-crypto-null'),
+           'dma_skeleton0': ('librte_dma_skeleton.so', 'librte-dma-skeleton'),
+           'event_sw0': ('librte_event_sw.so', 'librte-event-sw'),
+           'rawdev_skeleton0': ('librte_raw_skeleton.so', 'librte-raw-skeleton')}
 CRYPTO_PERF = '/usr/bin/dpdk-test-crypto-perf'
 EVENTDEV = '/usr/bin/dpdk-test-eventdev'
 DPDK_TEST = '/usr/bin/dpdk-test'
 
 
 def missing():
-    """'' when everything this module runs is installed, else what is not (for a skip)."""
+    """'' when everything this module runs is installed, else what is not (for a skip).
+    The drivers' dir is the one the system's EAL loads them from (pmds-23.0 for 22.11,
+    pmds-25.0 for 24.11: helpers/dpdk.py pmd_dir())."""
+    system = dpdk.system_release()
+    try:
+        pmds, abi = dpdk.pmd_dir(system), dpdk.abi_major(system)
+    except Fatal as e:
+        return str(e)
     for lib, pkg in DRIVERS.values():
-        if not os.path.exists(os.path.join(PMDS, lib)):
-            return f'{PMDS}/{lib} is missing: apt-get install {pkg} (scripts/bootstrap)'
+        if not os.path.exists(os.path.join(pmds, lib)):
+            return (f'{pmds}/{lib} is missing (DPDK {system.version}): apt-get install '
+                    f'{pkg}{abi} (scripts/bootstrap)')
     for tool in (CRYPTO_PERF, EVENTDEV, DPDK_TEST):
         if not shutil.which(tool):
             return f'{tool} is missing: apt-get install dpdk-dev (scripts/bootstrap)'
@@ -66,8 +74,8 @@ def crypto_perf():
 def apps(build_dir, source_dir):
     """One testpmd with a device of each class, one crypto-perf, one collectd reading both
     (crypto-perf also with its memory and a <Command> block)."""
-    pmd = dpdk.testpmd(release=dpdk.SYSTEM, nports=1, extra=['--total-num-mbufs=16384'],
-                       vdevs=['net_null0', *DRIVERS])
+    pmd = dpdk.testpmd(release=dpdk.system_release(), nports=1,
+                       extra=['--total-num-mbufs=16384'], vdevs=['net_null0', *DRIVERS])
     with contextlib.ExitStack() as stack:
         stack.enter_context(pmd)
         perf = stack.enter_context(crypto_perf())

@@ -1,7 +1,8 @@
 """The Debian packages as an operator gets them: built from the `meson dist` tarball, checked
 by lintian, installed with apt-get, the forwarder started as its systemd unit runs it, the
-packaged collectd snippet enabled, values and a link-down notification seen, and everything
-purged again.
+packaged collectd snippet enabled, values and a link-down notification seen from the
+forwarder and values from a testpmd of the system's DPDK, and everything purged again. The
+same on Debian 12 and 13 (scripts/check runs it on the host and in its trixie root).
 
 Only installed files are used once the packages are in: the forwarder is /usr/bin/dpdktel-fwd
 started with the unit's own ExecStart line, collectd loads /usr/lib/collectd/dpdktel_*.so
@@ -28,7 +29,7 @@ from helpers import dpdk
 from helpers.collectd import Collectd
 from helpers.wait import wait_until
 
-UNIT = '/lib/systemd/system/dpdktel-fwd@.service'
+UNIT = '/usr/lib/systemd/system/dpdktel-fwd@.service'
 SNIPPET = '/etc/collectd/collectd.conf.d/dpdktel.conf'
 GROUP = 'dpdktel'
 # The lines of the snippet that enable it (debian/collectd/dpdktel.conf): the user removes
@@ -72,7 +73,9 @@ def dist_and_build(source_dir, work, version):
     tarball = os.path.join(setup, 'meson-dist', f'dpdktel-{version}.tar.gz')
     assert os.path.exists(tarball), os.listdir(os.path.join(setup, 'meson-dist'))
     with tarfile.open(tarball) as t:
-        t.extractall(work)
+        # The 'data' filter where Python has it (trixie's 3.13 warns without it; bookworm's
+        # 3.11.2 has none): a tarball of ours, files and dirs, unpacks the same either way.
+        t.extractall(work, **({'filter': 'data'} if hasattr(tarfile, 'data_filter') else {}))
     tree = os.path.join(work, f'dpdktel-{version}')
     assert os.path.exists(os.path.join(tree, 'debian', 'control')), 'debian/ not in the tarball'
     run(['dpkg-buildpackage', '-us', '-uc', '-b'], cwd=tree, env=build_env(), timeout=1200)
@@ -134,13 +137,14 @@ def test_packages_build_install_run_purge(source_dir):
     except KeyError:
         group_existed = False
     run_dpdk_existed = os.path.isdir('/run/dpdk')
-    app = cd = None
+    app = cd = pmd = None
     files = []
     purged = False
     try:
         # ---- build: from the release tarball, clean, lintian-clean ----------------------
         out = dist_and_build(source_dir, work, version)
-        debs = [os.path.join(out, f'{p}_{version}_{"all" if p == "dpdktel-monitoring" else "amd64"}.deb')
+        arch = run(['dpkg', '--print-architecture']).strip()
+        debs = [os.path.join(out, f'{p}_{version}_{"all" if p == "dpdktel-monitoring" else arch}.deb')
                 for p in PACKAGES]
         for d in debs:
             assert os.path.exists(d), f'{d} not built: {sorted(os.listdir(out))}'
@@ -193,6 +197,11 @@ def test_packages_build_install_run_purge(source_dir):
         sock = os.path.join('/var/run/dpdk', name, 'dpdk_telemetry.v2')
         assert os.path.realpath(sock) == f'/run/dpdk/{name}/dpdk_telemetry.v2'
         assert os.stat(sock).st_gid == gr.gr_gid, 'socket not in the dpdktel group'
+        # And an application of the system's DPDK that is not ours: testpmd (22.11 on
+        # bookworm, 24.11 on trixie), under /var/run/dpdk where the snippet's discovery looks.
+        system = dpdk.system_release()
+        pmd = dpdk.testpmd(release=system, nports=2, extra=['--total-num-mbufs=16384'])
+        pmd.start()
 
         # ---- collectd with the packaged snippet enabled ----------------------------------
         text = open(SNIPPET).read()
@@ -221,12 +230,22 @@ def test_packages_build_install_run_purge(source_dir):
         assert note['severity'] == 'FAILURE', note
         cd.wait_value(f'dpdktel_events-{name}.port1/link_status', lambda r: r[1] == [0],
                       what='dpdktel_events: port 1 down')
+        # testpmd read by the packaged plugins: its counters, its release in instance_info.
+        cd.wait_value(f'dpdktel_stats-{pmd.prefix}.port1/if_packets',
+                      what=f'dpdktel_stats values of testpmd (DPDK {system.version})')
+        cd.wait_value(f'dpdktel_stats-{pmd.prefix}/instance_info-{system.version},'
+                      f'dpdk-testpmd,{pmd.pid},{version}',
+                      what=f'instance_info: DPDK {system.version}, dpdk-testpmd, dpdktel {version}')
+        cd.wait_value(f'dpdktel_events-{pmd.prefix}.port0/link_status', lambda r: r[1] == [1],
+                      what='dpdktel_events: testpmd port 0 up')
         cd.stop()
         cd.cleanup()
         cd = None
         assert app.stop() == 0, app.log()
         app.cleanup()
         app = None
+        pmd.cleanup()
+        pmd = None
         os.unlink(conf)
 
         # ---- purge: nothing of the packages is left ----------------------------------------
@@ -244,6 +263,8 @@ def test_packages_build_install_run_purge(source_dir):
             cd.cleanup()
         if app is not None:
             app.cleanup()
+        if pmd is not None:
+            pmd.cleanup()
         if os.path.exists(conf):
             os.unlink(conf)
         if not purged and any(installed(p) for p in PACKAGES):

@@ -417,6 +417,8 @@ plugin_dispatch_values(value_list_t const *vl)
 	sstrncpy(r->type, vl->type, sizeof(r->type));
 	sstrncpy(r->type_instance, vl->type_instance, sizeof(r->type_instance));
 	r->time = vl->time != 0 ? vl->time : cdtime();
+	/* collectd 5.12 plugin_dispatch_values: an interval of 0 is the plugin's. */
+	r->interval = vl->interval != 0 ? vl->interval : interval_g;
 	r->n = vl->values_len;
 	for (size_t i = 0; i < r->n; i++) {
 		r->v[i] = vl->values[i];

@@ -20,6 +20,7 @@ struct fc_value {
 	char plugin[DATA_MAX_NAME_LEN], plugin_instance[DATA_MAX_NAME_LEN];
 	char type[DATA_MAX_NAME_LEN], type_instance[DATA_MAX_NAME_LEN];
 	cdtime_t time;
+	cdtime_t interval;
 	size_t n;
 	value_t v[FC_MAX_VALUES];
 	int ds_type[FC_MAX_VALUES];

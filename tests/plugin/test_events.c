@@ -66,6 +66,8 @@ struct sim {
 	 * poll, and how many polls had 1 and 2 of each. */
 	unsigned int poll_links, poll_usage, polls_links[3], polls_usage[3];
 	uint64_t main_age_ms; /* fwd: link_check_age_ms of /fwd/info */
+	int link_delay_ms; /* each /ethdev/link_status takes this long (a slow driver) */
+	unsigned int info_queries; /* /info answers given so far */
 };
 
 static struct sim sim = {.m = PTHREAD_MUTEX_INITIALIZER};
@@ -253,13 +255,20 @@ sim_handler(
 		sim.link_queries++;
 	else if (IS("/"))
 		o->data = root();
+	else if (IS("/slow")) /* a read of the other plugin's that takes 15 ms */
+		o->data = fs_printf("{\"/slow\":1}"), o->delay_ms = 15;
+	else if (IS("/info") && (++sim.info_queries, true)) /* telemetry.c json_info() */
+		o->data = fs_printf("{\"/info\":{\"version\":\"DPDK 22.11.11\",\"pid\":%ld,"
+				    "\"max_output_len\":16384}}",
+			(long)getpid());
 	else if (IS("/ethdev/list") && (poll_begins(), true))
 		o->data = fs_printf("{\"/ethdev/list\":[%s]}",
 			sim.nports == 1           ? "0"
 				: sim.nports == 2 ? "0,1"
 						  : "0,1,2");
 	else if (IS("/ethdev/link_status") && id < MAXP)
-		o->data = link_status(id), sim.link_queries++, sim.poll_links++;
+		o->data = link_status(id), sim.link_queries++, sim.poll_links++,
+		o->delay_ms += sim.link_delay_ms, o->spin = sim.link_delay_ms > 0;
 	else if (IS("/ethdev/info") && id < MAXP) {
 		if ((int)id == sim.start_on_info) {
 			sim.started[id] = sim.up[id] = true;
@@ -340,6 +349,8 @@ setup(void **state)
 	sim.start_on_info = -1;
 	sim.link_queries = 0;
 	sim.slow_once_ms = 0;
+	sim.link_delay_ms = 0;
+	sim.info_queries = 0;
 	sim.eal = false;
 	sim.no_usage_cb = false;
 	sim.lcore_queries = 0;
@@ -439,10 +450,13 @@ start_plugin(const char *opts)
 {
 	char text[1024];
 
+	/* Polls every 5 ms of a fake on a busy host can be over the default budget: these
+	 * tests are of the events (each poll asks links and lcores together), the budget's
+	 * set it. */
 	snprintf(text, sizeof(text),
-		"PollInterval 0.005\nFlapWindow 1\n%s\n<Instance \"edge1\">\n SocketPath \"%s\"\n"
-		"</Instance>\n",
-		opts ? opts : "", path);
+		"PollInterval 0.005\nFlapWindow 1\n%s\n%s\n<Instance \"edge1\">\n"
+		" SocketPath \"%s\"\n</Instance>\n",
+		opts && strstr(opts, "MaxAppLoad") ? "" : "MaxAppLoad 0", opts ? opts : "", path);
 	assert_int_equal(fc_configure("dpdktel_events", text), 0);
 	if (fc_init() != 0) {
 		fc_dump_logs();
@@ -537,6 +551,12 @@ set_up(void *arg)
 	int *a = arg;
 
 	sim.up[a[0]] = a[1];
+}
+
+static void
+set_link_delay(void *arg)
+{
+	sim.link_delay_ms = *(int *)arg;
 }
 
 static void
@@ -1438,6 +1458,107 @@ wait_log(const char *needle)
 	}
 }
 
+/* Reads of the other plugin on the same socket: batches of eight 15 ms requests, back to
+ * back (the stats plugin at 32 ports of a slow driver), through the same shared session. */
+struct other_plugin {
+	pthread_t thread;
+	bool stop;
+	unsigned int batches;
+};
+
+static void *
+other_plugin_main(void *arg)
+{
+	struct other_plugin *r = arg;
+	const char *cmds[8] = {
+		"/slow", "/slow", "/slow", "/slow", "/slow", "/slow", "/slow", "/slow"};
+	struct dtel_shared *sh;
+
+	if (dtel_shared_get(path, &sh) < 0)
+		return NULL;
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
+		struct dtel_reply rep[8];
+		int res[8];
+
+		if (dtel_shared_query_many(sh, cmds, 8, 8, 1000, rep, res) == 0)
+			__atomic_add_fetch(&r->batches, 1, __ATOMIC_RELAXED);
+		for (int i = 0; i < 8; i++)
+			dtel_reply_release(&rep[i]);
+	}
+	dtel_shared_put(sh);
+	return NULL;
+}
+
+/*
+ * A poll that waits behind the other plugin's reads is answered once the reads in flight are,
+ * and is never taken for an unanswered one. Fails on the code before the request queue: a
+ * batch held the connection for 120 ms, the poll gave up at its 50 ms Timeout, and three of
+ * them made "not responding".
+ */
+static void
+polls_go_before_the_other_plugins_reads(void **state)
+{
+	struct other_plugin r = {0};
+	struct fc_value v;
+
+	(void)state;
+	start_server(getpid());
+	start_plugin("Timeout 0.05");
+	wait_polls(4);
+	assert_int_equal(pthread_create(&r.thread, NULL, other_plugin_main, &r), 0);
+	while (__atomic_load_n(&r.batches, __ATOMIC_RELAXED) < 10)
+		wait_polls(2);
+	__atomic_store_n(&r.stop, true, __ATOMIC_RELAXED);
+	pthread_join(r.thread, NULL);
+	assert_int_equal(fc_notifications_matching("not responding", NULL), 0);
+	assert_int_equal(fc_notifications_matching("DPDK application", NULL), 0);
+	fc_read_all();
+	assert_true(fc_find_copy("edge1", "telemetry_requests", "failed", &v));
+	assert_int_equal(v.v[0].derive, 0);
+	assert_true(fc_find_copy("edge1", "telemetry_requests", "queued", &v));
+	assert_true(v.v[0].derive > 0); /* polls did wait for the reads */
+}
+
+/*
+ * MaxAppLoad: links whose requests cost more than the budget are polled less often, with one
+ * line each way and the interval in force as a value; the application's liveness is still
+ * asked at every PollInterval, so a hang is not found later.
+ */
+static void
+budget_stretches_links_not_liveness(void **state)
+{
+	struct fc_value v;
+	int delay = 2;
+	unsigned int info0;
+	uint64_t deadline;
+
+	(void)state;
+	start_server(getpid());
+	/* Two ports at 2 ms every 5 ms: 80 % of a core, four times the budget. */
+	start_plugin("MaxAppLoad 20");
+	sim_set(set_link_delay, &delay);
+	wait_log("link poll every");
+	assert_int_equal(fc_logs_matching("MaxAppLoad 20 %"), 1);
+	fc_read_all();
+	assert_true(fc_find_copy("edge1", "poll_interval", "link", &v));
+	if (v.v[0].gauge < 0.0075)
+		fail_msg("poll_interval-link %g s: expected at least 1.5 PollInterval",
+			v.v[0].gauge);
+	/* Liveness between link polls. */
+	info0 = sim_get(&sim.info_queries);
+	deadline = ms_now() + 5000;
+	while (sim_get(&sim.info_queries) < info0 + 4 && ms_now() < deadline)
+		usleep(1000);
+	assert_true(sim_get(&sim.info_queries) >= info0 + 4);
+	/* Fast again: the links come back to PollInterval, said once. */
+	delay = 0;
+	sim_set(set_link_delay, &delay);
+	wait_log("link poll every 0.005 s again");
+	fc_read_all();
+	assert_true(fc_find_copy("edge1", "poll_interval", "link", &v));
+	assert_true(v.v[0].gauge < 0.0055);
+}
+
 /* A port or lcore the application no longer lists: one INFO line, then no more values. */
 static void
 unlisted_port_and_lcore_stop(void **state)
@@ -1914,6 +2035,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(no_confirmation_on_26_07, setup, teardown),
 		cmocka_unit_test_setup_teardown(flap_threshold_above_64, setup, teardown),
 		cmocka_unit_test_setup_teardown(unlisted_port_and_lcore_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			polls_go_before_the_other_plugins_reads, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			budget_stretches_links_not_liveness, setup, teardown),
 		cmocka_unit_test_setup_teardown(reads_never_undo_a_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(poll_and_read_in_one_time_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(

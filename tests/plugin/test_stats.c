@@ -52,6 +52,8 @@ struct app {
 	bool pool_gone, pool_swapped;
 	bool zones_bad; /* /eal/memzone_list with an entry that is not an id */
 	bool zone_swapped; /* /eal/memzone_info,<id> answers about memzone id + 1 */
+	int xstats_delay_ms; /* each /ethdev/xstats takes this long (a slow driver) */
+	bool ixgbe_xstats; /* /ethdev/xstats of an ixgbe port that drops (ixgbe_dev_xstats_get) */
 	bool no_ethdev; /* /ethdev/list answers null; one crypto device */
 	bool no_heap_list; /* /eal/heap_list answers null */
 	/* Port 0 reconfigured or replaced while the application runs: nq rx queues (0: the
@@ -382,8 +384,11 @@ app_handler(
 		__atomic_store_n(&app_hung, 1, __ATOMIC_SEQ_CST);
 	if (IS("/ethdev/stats"))
 		__atomic_add_fetch(&stats_requests, 1, __ATOMIC_RELAXED);
-	if (IS("/ethdev/xstats"))
+	if (IS("/ethdev/xstats")) {
 		__atomic_add_fetch(&xstats_requests, 1, __ATOMIC_RELAXED);
+		o->delay_ms = a->xstats_delay_ms;
+		o->spin = true; /* a driver that polls its firmware: on the CPU */
+	}
 	if (IS("/ethdev/link_status"))
 		__atomic_add_fetch(&link_requests, 1, __ATOMIC_RELAXED);
 	if (IS("/ethdev/list"))
@@ -436,6 +441,21 @@ app_handler(
 			&o->len);
 	else if (IS("/ethdev/stats"))
 		o->data = fs_golden("dpdk-22.11/null_stats-4q.json", &o->len);
+	/* ixgbe (drivers/net/ixgbe/ixgbe_ethdev.c, ixgbe_dev_xstats_get after ethdev's basic
+	 * counters): imissed is the sum of the rx_priority<N>_dropped, ierrors of rx_crc_errors
+	 * and the others; rx_q<N>_errors (QPRDC) in neither; rx_nombuf counts failed rearms. */
+	else if (IS("/ethdev/xstats") && a->ixgbe_xstats)
+		o->data = fs_printf("{\"/ethdev/xstats\":{\"rx_good_packets\":5000,"
+				    "\"tx_good_packets\":4000,\"rx_good_bytes\":320000,"
+				    "\"tx_good_bytes\":256000,\"rx_missed_errors\":%u,"
+				    "\"rx_errors\":2,\"tx_errors\":0,"
+				    "\"rx_mbuf_allocation_errors\":64,\"rx_q0_packets\":5000,"
+				    "\"rx_q0_bytes\":320000,\"rx_q0_errors\":9,"
+				    "\"tx_q0_packets\":4000,\"tx_q0_bytes\":256000,"
+				    "\"rx_crc_errors\":2,\"rx_priority0_dropped\":%u,"
+				    "\"rx_priority1_dropped\":300,"
+				    "\"rx_priority0_mbuf_allocation_errors\":0}}",
+			1000 + 5 * id, 700 + id);
 	else if (IS("/ethdev/xstats") && a->null_xstats)
 		o->data = fs_printf("{\"/ethdev/xstats\":null}");
 	else if (IS("/ethdev/xstats") && a->oversized_xstats)
@@ -515,8 +535,11 @@ app_handler(
 		o->data = fs_golden("dpdk-newer/ring_info-MP_mb_pool_0-25.11.json", &o->len);
 	else if (IS("/fwd/lcores") && a->fwd)
 		o->data = fs_golden("fwd/lcores.json", &o->len);
+	/* dpdktel-fwd's /fwd/port (fwd/reply.c): lcore 1 polls the one rx queue of every
+	 * port (docs/fwd-telemetry.md). */
 	else if (IS("/fwd/port") && a->fwd)
-		o->data = fs_printf("{\"/fwd/port\":{\"port_id\":%u,\"tx_dropped\":%u}}",
+		o->data = fs_printf("{\"/fwd/port\":{\"port_id\":%u,\"tx_dropped\":%u,"
+				    "\"lcore_id\":1,\"rx_queue_lcores\":[1]}}",
 			a->swapped_fwd_port ? id + 1 : id, 40 + id);
 	else if (IS("/fwd/info") && a->fwd)
 		o->data =
@@ -1858,6 +1881,55 @@ app_stats_from_the_forwarder(void **state)
 }
 
 /*
+ * Drops (docs/metrics.md): every lost packet of a port under one reason, the driver's counters
+ * splitting the generic ones (ixgbe here, told by its xstats names), tx_full from the
+ * forwarder; and which lcore polls each rx queue.
+ */
+static void
+drops_by_reason(void **state)
+{
+	(void)state;
+	start_app(
+		&(struct app){
+			.nports = 2, .fwd = true, .ixgbe_xstats = true, .silent_stats_port = -1},
+		1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(must_find(PI ".port1", "drops", "rx_missed")->v[0].derive, 4);
+	assert_int_equal(
+		must_find(PI ".port1", "drops", "rx_missed.rx_priority0_dropped")->v[0].derive,
+		701);
+	assert_int_equal(
+		must_find(PI ".port1", "drops", "rx_missed.rx_priority1_dropped")->v[0].derive,
+		300);
+	assert_int_equal(must_find(PI ".port0", "drops", "rx_missed")->v[0].derive, 0);
+	assert_int_equal(must_find(PI ".port0", "drops", "rx_missed.rx_q0_errors")->v[0].derive, 9);
+	assert_int_equal(must_find(PI ".port0", "drops", "rx_errors")->v[0].derive, 0);
+	assert_int_equal(
+		must_find(PI ".port0", "drops", "rx_errors.rx_crc_errors")->v[0].derive, 2);
+	assert_int_equal(must_find(PI ".port0", "drops", "tx_errors")->v[0].derive, 0);
+	assert_int_equal(must_find(PI ".port1", "drops", "tx_full")->v[0].derive, 41);
+	/* ixgbe's rx_nombuf counts failed rearms, no lost packets: not a reason there. */
+	assert_null(fc_find(PI ".port0", "drops", "rx_nombuf"));
+	assert_true(must_find(PI ".lcore1", "lcore_rx_queue", "0,0")->v[0].gauge == 1);
+	assert_true(must_find(PI ".lcore1", "lcore_rx_queue", "1,0")->v[0].gauge == 1);
+	/* Drops false: no drops; which lcore polls which queue is the forwarder's (AppStats). */
+	fc_shutdown();
+	fs_stop(fx.fs);
+	fc_reset();
+	fc_load(module_register);
+	start_app(
+		&(struct app){
+			.nports = 1, .fwd = true, .ixgbe_xstats = true, .silent_stats_port = -1},
+		1);
+	assert_int_equal(configure("Drops false", NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_null(fc_find(PI ".port0", "drops", NULL));
+	must_find(PI ".lcore1", "lcore_rx_queue", "0,0");
+	must_find(PI ".port0", "if_tx_dropped", NULL);
+}
+
+/*
  * A starting application registers its own commands (and creates its mempools) after the
  * EAL opened the socket: what a read found missing then is looked for again at the next
  * read. Found by the restart fault test: after some forwarder restarts, lcore values never
@@ -2605,11 +2677,59 @@ several_errors_all_reported(void **state)
 	assert_int_equal(fc_logs_matching("3 configuration errors"), 1);
 }
 
+/*
+ * MaxAppLoad: reads whose requests cost the application more than the budget run less often
+ * than the Interval, say so once, and their values carry the interval in force. Here two
+ * ports' /ethdev/xstats take 20 ms each (a slow driver) at a 100 ms Interval: 40 % of a core
+ * against a budget of 10 %.
+ */
+static void
+budget_stretches_the_reads(void **state)
+{
+	struct app a = {.nports = 2, .silent_stats_port = -1, .xstats_delay_ms = 20};
+	cdtime_t saved = interval_g;
+	unsigned int reads = 0;
+	const struct fc_value *v;
+	double iv;
+
+	(void)state;
+	interval_g = MS_TO_CDTIME_T(100);
+	start_app(&a, getpid());
+	assert_int_equal(configure("MaxAppLoad 10", NULL), 0);
+	reset_port_requests();
+	for (int i = 0; i < 50; i++) {
+		unsigned int before = __atomic_load_n(&xstats_requests, __ATOMIC_RELAXED);
+
+		assert_int_equal(fc_read_all(), 0);
+		reads += __atomic_load_n(&xstats_requests, __ATOMIC_RELAXED) != before;
+		usleep(100 * 1000);
+	}
+	interval_g = saved;
+	v = must_find(PI, "poll_interval", "read");
+	iv = v->v[0].gauge;
+	/* 40 ms a read (and what the fake spends around it), 10 %: a read every 0.4 s or
+	 * more (it doubles towards it from 0.1 s). */
+	if (iv < 0.3 || iv > 2)
+		fail_msg("poll_interval-read %g s: expected 0.4 s or a little more", iv);
+	/* Eight reads at the Interval (costs are learnt first), then every 0.4 s or so. */
+	if (reads > 25)
+		fail_msg("%u of 50 callbacks read the ports: expected about 18", reads);
+	assert_true(reads >= 10);
+	/* A port value carries the interval in force: collectd does not take it for missing. */
+	v = must_find(PI ".port0", "if_packets", NULL);
+	assert_true(CDTIME_T_TO_DOUBLE(v->interval) > 0.25);
+	/* The health values go out at every callback, with the plugin's interval. */
+	assert_true(fc_count(PI, "up", NULL) >= 48);
+	assert_int_equal(fc_logs_matching("read every"), 1);
+	assert_int_equal(fc_logs_matching("MaxAppLoad 10 %"), 1);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(values_for_recorded_replies, setup, teardown),
+		cmocka_unit_test_setup_teardown(budget_stretches_the_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			info_values_name_ports_and_instance, setup, teardown),
 		cmocka_unit_test_setup_teardown(
@@ -2626,6 +2746,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(per_queue_only_queues_that_moved, setup, teardown),
 		cmocka_unit_test_setup_teardown(one_counter_request_per_port, setup, teardown),
 		cmocka_unit_test_setup_teardown(stats_where_xstats_do_not_serve, setup, teardown),
+		cmocka_unit_test_setup_teardown(drops_by_reason, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			per_queue_same_identifiers_from_xstats, setup, teardown),
 		cmocka_unit_test_setup_teardown(per_queue_without_xstats_option, setup, teardown),

@@ -5,6 +5,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -597,8 +599,10 @@ slow_main(void *arg)
 	return NULL;
 }
 
+/* Behind a request of ours that the application has not answered for as long as its own
+ * timeout, a request is not sent, and the application is the reason: -ETIMEDOUT. */
 static void
-busy_lock_is_ebusy_within_timeout(void **state)
+behind_an_unanswered_request_is_etimedout(void **state)
 {
 	struct fake_config cfg = {.handler = h_echo_slow};
 	struct fake_server *fs = fs_start_path(&cfg);
@@ -614,8 +618,9 @@ busy_lock_is_ebusy_within_timeout(void **state)
 		usleep(1000);
 	assert_int_equal(fs_requests(fs), 1);
 	t0 = test_now_ms();
-	assert_int_equal(query_echo(a.sh, 100), -EBUSY);
+	assert_int_equal(query_echo(a.sh, 100), -ETIMEDOUT);
 	assert_true(test_now_ms() - t0 < 390); /* gave up at its own timeout, not the other's */
+	assert_int_equal(fs_requests(fs), 1); /* and was not sent */
 	pthread_join(t, NULL);
 	assert_int_equal(a.ret, 0);
 	assert_int_equal(query_echo(a.sh, 500), 0);
@@ -707,6 +712,324 @@ failed_request_does_not_back_off(void **state)
 		dtel_shared_put(sh);
 		fs_stop(fs);
 	}
+}
+
+/* Priorities ------------------------------------------------------------------------------ */
+
+/* "/t,<ms>,<tag>": answers "<tag>" after <ms>; the order tags arrive in is recorded. */
+static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
+static char order[64][16];
+static unsigned int norder;
+
+static void
+h_tagged(struct fake_server *fs, unsigned int c, const char *req, struct fake_reply *o, void *a)
+{
+	char tag[16] = "";
+	int ms = 0;
+
+	(void)fs, (void)c, (void)a;
+	if (sscanf(req, "/t,%d,%15s", &ms, tag) != 2) {
+		o->data = fs_printf("{\"/t\":null}");
+		return;
+	}
+	pthread_mutex_lock(&order_lock);
+	if (norder < 64)
+		snprintf(order[norder++], sizeof(order[0]), "%s", tag);
+	pthread_mutex_unlock(&order_lock);
+	o->delay_ms = ms;
+	o->data = fs_printf("{\"/t\":\"%s\"}", tag);
+}
+
+static int
+position_of(const char *tag)
+{
+	int at = -1;
+
+	pthread_mutex_lock(&order_lock);
+	for (unsigned int i = 0; i < norder && at < 0; i++)
+		if (strcmp(order[i], tag) == 0)
+			at = (int)i;
+	pthread_mutex_unlock(&order_lock);
+	return at;
+}
+
+#define READS 10
+
+struct batch {
+	struct dtel_shared *sh;
+	int ms;
+	unsigned int window;
+	int ret;
+	int results[READS];
+	struct dtel_reply replies[READS];
+};
+
+static void *
+batch_main(void *arg)
+{
+	struct batch *b = arg;
+	struct dtel_request rq = {.prio = DTEL_PRIO_READ, .timeout_ms = 2000, .window = b->window};
+	char cmds[READS][32];
+	const char *p[READS];
+
+	for (int i = 0; i < READS; i++) {
+		snprintf(cmds[i], sizeof(cmds[i]), "/t,%d,r%d", b->ms, i);
+		p[i] = cmds[i];
+	}
+	b->ret = dtel_shared_request_many(b->sh, &rq, p, READS, b->replies, b->results);
+	for (int i = 0; i < READS; i++)
+		dtel_reply_release(&b->replies[i]);
+	return NULL;
+}
+
+static struct fake_server *
+start_batch(struct batch *b, pthread_t *t)
+{
+	struct fake_config cfg = {.handler = h_tagged};
+	struct fake_server *fs = fs_start_path(&cfg);
+	uint64_t deadline = test_now_ms() + 3000;
+
+	assert_non_null(fs);
+	norder = 0;
+	assert_int_equal(dtel_shared_get(fs_path(fs), &b->sh), 0);
+	assert_int_equal(pthread_create(t, NULL, batch_main, b), 0);
+	while (fs_requests(fs) < 1 && test_now_ms() < deadline)
+		usleep(500);
+	assert_int_equal(fs_requests(fs), 1);
+	return fs;
+}
+
+static void
+finish_batch(struct fake_server *fs, struct batch *b, pthread_t t)
+{
+	pthread_join(t, NULL);
+	assert_int_equal(b->ret, 0);
+	for (int i = 0; i < READS; i++)
+		assert_int_equal(b->results[i], 0); /* the batch went on after the poll */
+	assert_false(fs_saw_overlap(fs));
+	dtel_shared_put(b->sh);
+	fs_stop(fs);
+}
+
+/* A poll that comes while a batch of reads runs is answered after the reads in flight, not
+ * after the whole batch. */
+static void
+poll_goes_before_the_rest_of_a_batch(void **state)
+{
+	struct batch b = {.ms = 20, .window = 4};
+	struct dtel_request rq = {.prio = DTEL_PRIO_POLL, .timeout_ms = 1000};
+	struct dtel_reply r = {0};
+	struct fake_server *fs;
+	pthread_t t;
+
+	(void)state;
+	fs = start_batch(&b, &t);
+	assert_int_equal(dtel_shared_request(b.sh, &rq, "/t,0,poll", &r), 0);
+	assert_string_equal(r.json, "{\"/t\":\"poll\"}");
+	dtel_reply_release(&r);
+	assert_int_equal(rq.queued, 1);
+	assert_true(rq.queued_ns > 0);
+	/* At most the first read and the window in flight went before it, of ten. */
+	assert_true(position_of("poll") >= 1);
+	assert_true(position_of("poll") <= 1 + 4);
+	finish_batch(fs, &b, t);
+}
+
+/* Behind our own reads, each answered in time, a poll that cannot go within its timeout is
+ * not sent: -EBUSY, our queue, not the application. */
+static void
+queued_past_the_timeout_is_ebusy(void **state)
+{
+	struct batch b = {.ms = 60, .window = 8};
+	struct dtel_request rq = {.prio = DTEL_PRIO_POLL, .timeout_ms = 100};
+	struct dtel_reply r = {0};
+	struct fake_server *fs;
+	pthread_t t;
+
+	(void)state;
+	fs = start_batch(&b, &t);
+	assert_int_equal(dtel_shared_request(b.sh, &rq, "/t,0,poll", &r), -EBUSY);
+	assert_int_equal(rq.queued, 1);
+	assert_true(rq.queued_ns >= 90 * 1000000ull);
+	assert_int_equal(position_of("poll"), -1);
+	finish_batch(fs, &b, t);
+}
+
+struct single {
+	struct dtel_shared *sh;
+	int ret;
+};
+
+static void *
+read_main(void *arg)
+{
+	struct single *a = arg;
+	struct dtel_request rq = {.prio = DTEL_PRIO_READ, .timeout_ms = 100};
+	struct dtel_reply r = {0};
+
+	a->ret = dtel_shared_request(a->sh, &rq, "/t,0,read", &r);
+	dtel_reply_release(&r);
+	return NULL;
+}
+
+/* While a poll is in progress, reads wait (-EBUSY when it lasts longer than their timeout). */
+static void
+reads_wait_for_a_poll_in_progress(void **state)
+{
+	struct fake_config cfg = {.handler = h_tagged};
+	struct fake_server *fs = fs_start_path(&cfg);
+	struct single a = {0};
+	pthread_t t;
+
+	(void)state;
+	norder = 0;
+	assert_int_equal(dtel_shared_get(fs_path(fs), &a.sh), 0);
+	dtel_shared_poll_begin(a.sh);
+	assert_int_equal(pthread_create(&t, NULL, read_main, &a), 0);
+	pthread_join(t, NULL);
+	assert_int_equal(a.ret, -EBUSY);
+	assert_int_equal(fs_requests(fs), 0);
+	dtel_shared_poll_end(a.sh);
+	assert_int_equal(pthread_create(&t, NULL, read_main, &a), 0);
+	pthread_join(t, NULL);
+	assert_int_equal(a.ret, 0);
+	dtel_shared_put(a.sh);
+	fs_stop(fs);
+}
+
+/* What the application spent on each request: at least its delay, single or pipelined. */
+static void
+service_time_is_measured(void **state)
+{
+	struct fake_config cfg = {.handler = h_tagged};
+	struct fake_server *fs = fs_start_path(&cfg);
+	struct dtel_request rq = {.prio = DTEL_PRIO_READ, .timeout_ms = 2000, .window = 3};
+	const char *p[3] = {"/t,20,a", "/t,20,b", "/t,20,c"};
+	struct dtel_reply r[3] = {0};
+	struct dtel_shared_load load;
+	struct dtel_shared *sh;
+	int res[3];
+	uint64_t second;
+
+	(void)state;
+	norder = 0;
+	assert_int_equal(dtel_shared_get(fs_path(fs), &sh), 0);
+	assert_int_equal(dtel_shared_request(sh, &rq, "/t,30,x", &r[0]), 0);
+	dtel_reply_release(&r[0]);
+	assert_true(rq.service_ns >= 30 * 1000000ull && rq.service_ns < 1000 * 1000000ull);
+	rq.service_ns = 0;
+	assert_int_equal(dtel_shared_request_many(sh, &rq, p, 3, r, res), 0);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(res[i], 0);
+		dtel_reply_release(&r[i]);
+	}
+	/* Three 20 ms answers one after the other: 60 ms, not the 20 ms of overlapping waits. */
+	assert_true(rq.service_ns >= 60 * 1000000ull && rq.service_ns < 1000 * 1000000ull);
+	/* The load counts whole seconds: once this one is over, it has our 90 ms in it. */
+	second = test_now_ms() / 1000;
+	while (test_now_ms() / 1000 == second)
+		usleep(5000);
+	dtel_shared_load(sh, &load);
+	assert_true(load.measured >= 0.09 / 10 && load.measured < 1.0 / 10);
+	assert_true(load.budget == 0); /* no class */
+	dtel_shared_put(sh);
+	fs_stop(fs);
+}
+
+/* The budget: classes within it run as they want; over it, a cheap class keeps its interval
+ * and the expensive ones share the rest equally; the smallest budget is in force. */
+static void
+classes_share_the_budget(void **state)
+{
+	struct dtel_shared_class *links, *reads;
+	struct dtel_shared_load load;
+	struct dtel_shared *sh;
+	uint64_t ms = 1000000;
+
+	(void)state;
+	assert_int_equal(dtel_shared_get("/tmp/dtel-budget/dpdk_telemetry.v2", &sh), 0);
+	assert_int_equal(dtel_shared_class_new(sh, &links), 0);
+	assert_int_equal(dtel_shared_class_new(sh, &reads), 0);
+	/* Unknown cost: as wanted. */
+	assert_int_equal(dtel_shared_class_plan(links, 0, 20 * ms, 0.01), 20 * ms);
+	/* 32 links at 12 us every 20 ms: 1.9 %; reads 33 x 15 us every 10 s: tiny. */
+	for (int k = 0; k < 8; k++)
+		assert_int_equal(
+			dtel_shared_class_plan(reads, 500 * 1000, 10000 * ms, 0.01), 10000 * ms);
+	/* Not before its eighth round: costs of the first replies may be wrong. */
+	for (int k = 1; k < 8; k++)
+		assert_int_equal(dtel_shared_class_plan(links, 384 * 1000, 20 * ms, 0.01), 20 * ms);
+	uint64_t i = dtel_shared_class_plan(links, 384 * 1000, 20 * ms, 0.01);
+	/* Links get the budget less what the reads use: 384 us / (1 % - 0.005 %) = 38.6 ms. */
+	assert_true(i > 38 * ms && i < 39 * ms);
+	/* Both expensive: 32 links at 2 ms (64 ms a round), 32 xstats at 15 ms (480 ms). */
+	assert_true(dtel_shared_class_plan(reads, 480 * ms, 10000 * ms, 0.01) > 10000 * ms);
+	for (int k = 0; k < 20; k++) /* the smoothed cost settles */
+		dtel_shared_class_plan(reads, 480 * ms, 10000 * ms, 0.01);
+	i = dtel_shared_class_plan(links, 64 * ms, 20 * ms, 0.01);
+	for (int k = 0; k < 20; k++)
+		i = dtel_shared_class_plan(links, 64 * ms, 20 * ms, 0.01);
+	assert_true(i > 12700 * ms && i < 12900 * ms); /* 64 ms at 0.5 %: 12.8 s */
+	i = dtel_shared_class_plan(reads, 0, 10000 * ms, 0.01);
+	assert_true(i > 95000 * ms && i < 97000 * ms); /* 480 ms at 0.5 %: 96 s */
+	dtel_shared_load(sh, &load);
+	assert_true(load.planned > 0.0099 && load.planned < 0.0101);
+	/* A smaller budget of one class is the budget of all. */
+	i = dtel_shared_class_plan(reads, 0, 10000 * ms, 0.005);
+	assert_true(i > 191000 * ms && i < 193000 * ms);
+	dtel_shared_load(sh, &load);
+	assert_true(load.budget == 0.005);
+	dtel_shared_class_free(links);
+	dtel_shared_class_free(reads);
+	dtel_shared_put(sh);
+}
+
+/* Half of each 10 ms reply on the CPU, half asleep (a driver that spins, then waits). */
+static void
+h_half_cpu(struct fake_server *fs, unsigned int c, const char *req, struct fake_reply *o, void *a)
+{
+	struct timespec t0, t;
+
+	(void)fs, (void)c, (void)a, (void)req;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 5000000L);
+	o->delay_ms = 5;
+	o->data = fs_printf("{\"/x\":1}");
+}
+
+/* The CPU time of the application's thread that serves our connection (here the fake's,
+ * in this process) corrects what the service times say: 10 ms replies of 5 ms CPU cost
+ * about 5 ms once a second of them has been weighed. */
+static void
+cpu_time_corrects_the_estimates(void **state)
+{
+	struct fake_config cfg = {.handler = h_half_cpu};
+	struct fake_server *fs = fs_start_path(&cfg);
+	struct dtel_shared *sh;
+	uint64_t end = test_now_ms() + 8000, last = UINT64_MAX, before = dtel__boottime_ns();
+	char path[128];
+
+	(void)state;
+	assert_non_null(fs);
+	assert_int_equal(dtel_shared_get(fs_path(fs), &sh), 0);
+	/* Weighed once a second, the correction halves the error each time: on a busy host the
+	 * replies are slower, and it takes a few seconds more. */
+	while (test_now_ms() < end && !(last >= 3000000 && last <= 8000000)) {
+		struct dtel_request rq = {.prio = DTEL_PRIO_READ, .timeout_ms = 1000};
+		struct dtel_reply r;
+
+		assert_int_equal(dtel_shared_request(sh, &rq, "/x", &r), 0);
+		dtel_reply_release(&r);
+		last = rq.service_ns;
+	}
+	if (last < 3000000 || last > 8000000)
+		fail_msg("a 10 ms reply of 5 ms CPU counted %" PRIu64 " ns", last);
+	/* The thread it found is the fake's: one of this process, started after the connect. */
+	assert_int_equal(dtel__server_thread(getpid(), before, path, sizeof(path)), 0);
+	dtel_shared_put(sh);
+	fs_stop(fs);
 }
 
 /* The application accepts but does not greet in time (stopped, busy): not a refusal. */
@@ -899,10 +1222,16 @@ main(void)
 		cmocka_unit_test(backoff_limits_connect_attempts),
 		cmocka_unit_test(new_socket_skips_backoff),
 		cmocka_unit_test(refused_by_a_new_socket_retries_soon),
-		cmocka_unit_test(busy_lock_is_ebusy_within_timeout),
+		cmocka_unit_test(behind_an_unanswered_request_is_etimedout),
 		cmocka_unit_test(timeout_drops_connection_and_recovers),
 		cmocka_unit_test(failed_request_does_not_back_off),
 		cmocka_unit_test(greeting_timeout_does_not_back_off),
+		cmocka_unit_test(poll_goes_before_the_rest_of_a_batch),
+		cmocka_unit_test(queued_past_the_timeout_is_ebusy),
+		cmocka_unit_test(reads_wait_for_a_poll_in_progress),
+		cmocka_unit_test(service_time_is_measured),
+		cmocka_unit_test(classes_share_the_budget),
+		cmocka_unit_test(cpu_time_corrects_the_estimates),
 		cmocka_unit_test(many_error_with_replies_in_flight_closes),
 		cmocka_unit_test(receive_error_closes),
 		cmocka_unit_test(ungreeted_owner_starts_a_generation),

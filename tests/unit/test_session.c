@@ -510,7 +510,7 @@ server_restart_seen_before_send(void **state)
 	assert_int_equal(dtel_session_open(fs_path(fs), TIMEOUT_MS, &s), 0);
 	fs_stop(fs); /* closes the connection: EOF waits on the socket */
 	assert_int_equal(
-		dtel__session_query(s, "/ethdev/list", TIMEOUT_MS, &r, &sent), -ECONNRESET);
+		dtel__session_query(s, "/ethdev/list", TIMEOUT_MS, &r, &sent, NULL), -ECONNRESET);
 	assert_false(sent);
 	dtel_session_close(s);
 }

@@ -3,6 +3,7 @@
 Every process gets its own --file-prefix, is waited for with a deadline (its telemetry socket
 answering), and is ended by PID; its runtime dir is removed afterwards.
 """
+import functools
 import glob
 import itertools
 import os
@@ -24,9 +25,10 @@ _counter = itertools.count()
 class Release:
     """One DPDK release of the version matrix (docs/compatibility.md).
 
-    prefix None is the system's DPDK (Debian bookworm's 22.11: /usr/bin/dpdk-testpmd);
-    otherwise the install prefix scripts/dpdk-build made in the cache, with bin/dpdk-testpmd
-    and lib/ (which is not on the loader's path: LD_LIBRARY_PATH points there)."""
+    prefix None is the system's DPDK (Debian's: 22.11 on bookworm, 24.11 on trixie;
+    /usr/bin/dpdk-testpmd; its version from system_release()); otherwise the install prefix
+    scripts/dpdk-build made in the cache, with bin/dpdk-testpmd and lib/ (which is not on
+    the loader's path: LD_LIBRARY_PATH points there)."""
 
     def __init__(self, version, prefix=None):
         self.version = version
@@ -59,7 +61,36 @@ class Release:
         return f'DPDK {self.version}' + (f' ({self.prefix})' if self.prefix else '')
 
 
-SYSTEM = Release('22.11')
+@functools.lru_cache(maxsize=None)
+def system_release():
+    """The system's DPDK (prefix None), its version asked of the system, never assumed:
+    pkg-config's libdpdk (libdpdk-dev), else the version of the installed dpdk package.
+    A cached release's PKG_CONFIG_PATH is left out of the question."""
+    env = {k: v for k, v in os.environ.items() if k != 'PKG_CONFIG_PATH'}
+    try:
+        p = subprocess.run(['pkg-config', '--modversion', 'libdpdk'], capture_output=True,
+                           text=True, env=env, timeout=30)
+        if p.returncode == 0 and p.stdout.strip():
+            return Release(p.stdout.strip())
+    except FileNotFoundError:
+        pass
+    try:
+        p = subprocess.run(['dpkg-query', '-W', '-f=${Version}', 'dpdk'], capture_output=True,
+                           text=True, timeout=30)
+        if p.returncode == 0 and p.stdout.strip():
+            # 24.11.8-0+deb13u1: epoch and Debian revision off.
+            return Release(p.stdout.strip().split(':')[-1].split('-')[0].split('+')[0])
+    except FileNotFoundError:
+        pass
+    raise Fatal('no system DPDK: neither `pkg-config --modversion libdpdk` nor the dpdk '
+                'package answers (install dpdk and libdpdk-dev: scripts/bootstrap)')
+
+
+def __getattr__(name):
+    # dpdk.SYSTEM, asked only when used: importing this module runs nothing.
+    if name == 'SYSTEM':
+        return system_release()
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
 
 
 def cache_dir():
@@ -69,7 +100,10 @@ def cache_dir():
 def releases():
     """The system's DPDK plus every release scripts/dpdk-build completed in the cache (its
     stamp is written last), oldest first. DTEL_DPDK_RELEASES=22.11,25.11 keeps only those."""
-    found = [SYSTEM]
+    try:
+        found = [system_release()]
+    except Fatal:
+        found = []  # no DPDK installed: the suites that need one skip and say so
     for stamp in glob.glob(os.path.join(cache_dir(), 'dpdk-*', '.dtel-build-stamp')):
         prefix = os.path.dirname(stamp)
         r = Release(os.path.basename(prefix)[len('dpdk-'):], prefix)
@@ -87,7 +121,7 @@ def default_release():
     DTEL_TESTPMD_RELEASE names (24.11 or 24.11.6), to run any test against it by hand."""
     wanted = os.environ.get('DTEL_TESTPMD_RELEASE')
     if not wanted:
-        return SYSTEM
+        return system_release()
     for r in releases():
         if wanted in (r.name, r.version):
             return r
@@ -117,12 +151,13 @@ def build_release():
                         '(expected a DPDK install prefix made by scripts/dpdk-build)') from None
         return Release(version, prefix)
     prefix = os.environ.get('DTEL_DPDK_PREFIX', '/usr')
-    version = os.environ.get('DTEL_DPDK_VERSION', SYSTEM.version)
+    version = os.environ.get('DTEL_DPDK_VERSION') or system_release().version
     return Release(version, None if prefix == '/usr' else prefix)
 
 
-def max_ethports(release):
-    """RTE_MAX_ETHPORTS of release's build: 32 in Debian's 22.11, 64 in scripts/dpdk-build's."""
+def build_config(release, name):
+    """The value of `#define name` in release's rte_build_config.h (a string literal without
+    its quotes)."""
     if release.prefix:
         headers = [os.path.join(release.prefix, 'include', 'rte_build_config.h')]
     else:
@@ -132,12 +167,32 @@ def max_ethports(release):
         try:
             with open(h) as f:
                 for line in f:
-                    words = line.split()
-                    if words[:2] == ['#define', 'RTE_MAX_ETHPORTS']:
-                        return int(words[2])
+                    words = line.split(None, 2)
+                    if words[:2] == ['#define', name] and len(words) == 3:
+                        return words[2].strip().strip('"')
         except FileNotFoundError:
             continue
-    raise Fatal(f'{release!r}: no RTE_MAX_ETHPORTS in {", ".join(headers)}')
+    raise Fatal(f'{release!r}: no {name} in {", ".join(headers)} (libdpdk-dev: scripts/bootstrap)')
+
+
+def max_ethports(release):
+    """RTE_MAX_ETHPORTS of release's build: 32 in Debian's 22.11, 64 in scripts/dpdk-build's."""
+    return int(build_config(release, 'RTE_MAX_ETHPORTS'))
+
+
+def pmd_dir(release):
+    """The dir EAL loads release's drivers from (RTE_EAL_PMD_PATH): Debian's
+    /usr/lib/<triplet>/dpdk/pmds-<ABI>, pmds-23.0 for 22.11 and pmds-25.0 for 24.11."""
+    return build_config(release, 'RTE_EAL_PMD_PATH')
+
+
+def abi_major(release):
+    """The major of the ABI of release's drivers (23 for 22.11, 25 for 24.11): the number
+    in the names of Debian's driver packages (librte-crypto-null25)."""
+    base = os.path.basename(pmd_dir(release))
+    if not base.startswith('pmds-'):
+        raise Fatal(f'{release!r}: RTE_EAL_PMD_PATH {pmd_dir(release)} is not a pmds-<ABI> dir')
+    return base[len('pmds-'):].split('.')[0]
 
 
 def unique_prefix(tag='t'):

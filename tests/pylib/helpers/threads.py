@@ -25,8 +25,8 @@ def threads(pid):
         try:
             with open(os.path.join(task, 'comm')) as f:
                 out[int(os.path.basename(task))] = f.read().strip()
-        except FileNotFoundError:
-            pass
+        except (FileNotFoundError, ProcessLookupError):
+            pass  # a thread that ended while we read (ESRCH once its comm was open)
     return out
 
 

@@ -87,7 +87,7 @@ static struct dtp_conf conf;
 struct sent_at {
 	unsigned int id; /* first: dtp_slot() */
 	cdtime_t at;
-	bool owed; /* a read found them sent too recently: the poll sends them once due */
+	bool dirty; /* changed in a poll, not sent since (by the poll thread or a read) */
 };
 
 /* What the read callback dispatches: a copy the poll thread publishes after each poll. */
@@ -120,6 +120,7 @@ struct ev_instance {
 	 * collectd, from either thread (under dispatch_lock): see dispatch_gap(). */
 	struct sent_at inst_sent;
 	struct sent_at *port_sent, *lcore_sent;
+	cdtime_t last_read; /* when collectd's read callback last sent the snapshot, 0: never */
 	size_t nport_sent, nlcore_sent;
 	/* Values above INT64_MAX that collectd could not take, counted by whichever thread
 	 * dispatched them (atomic); added to telemetry_requests/invalid. */
@@ -136,7 +137,6 @@ struct ev_instance {
 	bool has_link_check_age; /* /fwd/info reports link_check_age_ms */
 	bool said_links_only;
 	bool main_stalled; /* announced: the main lcore no longer checks the links */
-	bool inst_dirty; /* the instance's values changed and have not gone out yet */
 	struct events_instance st; /* up, gone, not responding */
 	struct events_link_conf link_conf;
 	uint64_t caps_again_ms; /* ... at this time */
@@ -1430,12 +1430,11 @@ publish(struct ev_instance *ei)
  * when the first poll's change and the first read went out 2 ms apart). Taking their times
  * in order under one lock (dispatch_lock) cannot prevent that; keeping them apart in time
  * does: the values of the instance, of a port or of an lcore go out at most once per gap,
- * whichever thread sends them. What a read finds sent less than a gap ago, the first poll
- * after the gap sends (each group still goes out about once an interval); a poll keeps a
- * change that comes less than a gap after the last dispatch for the first poll after it
- * (its notification went out at once). Half the interval, at most
- * 0.5 s: a write thread would have to stall that long between taking one off the queue and
- * storing it for the other to overtake it.
+ * whichever thread sends them. The reads keep their cadence: a poll leaves a change to the
+ * read when it is due within the gap (the read then sends it, from a snapshot that has it),
+ * and otherwise sends it at once, at least a gap after the last dispatch of its group. Half
+ * the interval, at most 0.5 s: a write thread would have to stall that long between taking
+ * one off the queue and storing it for the other to overtake it.
  */
 static cdtime_t
 dispatch_gap(void)
@@ -1445,8 +1444,8 @@ dispatch_gap(void)
 	return gap < MS_TO_CDTIME_T(500) ? gap : MS_TO_CDTIME_T(500);
 }
 
-/* Whether a group of values last sent at s->at may go out at @now; if so, s->at = @now.
- * NULL (no memory to remember it): yes. Under dispatch_lock. */
+/* Whether a group of values last sent at s->at may go out at @now; if so, s->at = @now and
+ * it is no longer dirty. NULL (no memory to remember it): yes. Under dispatch_lock. */
 static bool
 due(struct sent_at *s, cdtime_t now, cdtime_t gap)
 {
@@ -1454,27 +1453,30 @@ due(struct sent_at *s, cdtime_t now, cdtime_t gap)
 		return false;
 	if (s != NULL) {
 		s->at = now;
-		s->owed = false;
+		s->dirty = false;
 	}
 	return true;
 }
 
-/* A read's: due(), and when it is not, the poll sends the group once it is (owed), so that
- * its values still go out about once an interval. */
+/* Whether collectd's next read of the instance comes within the gap (the interval after the
+ * last one): a change then goes out with it. Under dispatch_lock. */
 static bool
-due_or_owed(struct sent_at *s, cdtime_t now, cdtime_t gap)
+read_imminent(const struct ev_instance *ei, cdtime_t now, cdtime_t gap)
 {
-	if (due(s, now, gap))
-		return true;
-	s->owed = true;
-	return false;
+	cdtime_t next = ei->last_read + plugin_get_interval();
+
+	return ei->last_read != 0 && next > now && next - now < gap;
 }
 
-/* A poll's: a change (@dirty) or what a read left owed, once due. */
+/* A poll's: a group whose values changed (@changed, now or in an earlier poll) goes out
+ * unless a read will send it within the gap, once due. */
 static bool
-poll_due(struct sent_at *s, bool dirty, cdtime_t now, cdtime_t gap)
+poll_due(struct sent_at *s, bool changed, bool imminent, cdtime_t now, cdtime_t gap)
 {
-	return (dirty || (s != NULL && s->owed)) && due(s, now, gap);
+	if (s == NULL)
+		return changed;
+	s->dirty |= changed;
+	return s->dirty && !imminent && due(s, now, gap);
 }
 
 static struct sent_at *
@@ -1498,32 +1500,31 @@ static void
 finish_poll(struct ev_instance *ei, bool instance_changed)
 {
 	cdtime_t now, gap = dispatch_gap();
+	bool imminent;
 
 	pthread_mutex_lock(&ei->dispatch_lock);
 	publish(ei);
 	now = cdtime();
-	ei->inst_dirty |= instance_changed;
-	if (poll_due(&ei->inst_sent, ei->inst_dirty, now, gap)) {
+	imminent = read_imminent(ei, now, gap);
+	if (poll_due(&ei->inst_sent, instance_changed, imminent, now, gap))
 		dispatch_instance_at(ei, &ei->snap, now);
-		ei->inst_dirty = false;
-	}
+	/* A change is the group's from now on (sent_at.dirty): the poll sends it once due, or
+	 * the read does, from the snapshot just published. */
 	for (size_t i = 0; i < ei->nports; i++) {
 		struct events_port *p = &ei->ports[i];
 
-		if (poll_due(sent_slot(&ei->port_sent, &ei->nport_sent, p->id), p->dirty, now,
-			    gap)) {
+		if (poll_due(sent_slot(&ei->port_sent, &ei->nport_sent, p->id), p->dirty, imminent,
+			    now, gap))
 			dispatch_port_at(ei, p, now);
-			p->dirty = false;
-		}
+		p->dirty = false;
 	}
 	for (size_t i = 0; i < ei->nlcores; i++) {
 		struct events_lcore *l = &ei->lcores[i];
 
-		if (poll_due(sent_slot(&ei->lcore_sent, &ei->nlcore_sent, l->id), l->dirty, now,
-			    gap)) {
+		if (poll_due(sent_slot(&ei->lcore_sent, &ei->nlcore_sent, l->id), l->dirty,
+			    imminent, now, gap))
 			dispatch_lcore_at(ei, l, now);
-			l->dirty = false;
-		}
+		l->dirty = false;
 	}
 	pthread_mutex_unlock(&ei->dispatch_lock);
 }
@@ -1784,17 +1785,17 @@ dispatch_snapshot(struct ev_instance *ei)
 	 * sent less than a gap ago is as fresh as this (see dispatch_gap()). */
 	if (sn->polled) {
 		now = cdtime();
-		if (due_or_owed(&ei->inst_sent, now, gap))
+		ei->last_read = now;
+		if (due(&ei->inst_sent, now, gap))
 			dispatch_instance_at(ei, sn, now);
 		/* A gone application's ports and lcores are covered by its own event. */
 		for (size_t k = 0; sn->health.up && k < sn->nports; k++)
-			if (due_or_owed(sent_slot(&ei->port_sent, &ei->nport_sent, sn->ports[k].id),
-				    now, gap))
+			if (due(sent_slot(&ei->port_sent, &ei->nport_sent, sn->ports[k].id), now,
+				    gap))
 				dispatch_port_at(ei, &sn->ports[k], now);
 		for (size_t k = 0; sn->health.up && k < sn->nlcores; k++)
-			if (due_or_owed(
-				    sent_slot(&ei->lcore_sent, &ei->nlcore_sent, sn->lcores[k].id),
-				    now, gap))
+			if (due(sent_slot(&ei->lcore_sent, &ei->nlcore_sent, sn->lcores[k].id), now,
+				    gap))
 				dispatch_lcore_at(ei, &sn->lcores[k], now);
 	}
 	pthread_mutex_unlock(&ei->dispatch_lock);

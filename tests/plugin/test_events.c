@@ -514,9 +514,8 @@ wait_derive(const char *pi, const char *type, derive_t want)
 
 /*
  * collectd's read of the instance, until the value pi/type-ti went out at or after this call
- * (a read leaves values a poll sent less than half an interval ago to the poll thread, which
- * sends them once that half interval has passed: dispatch_gap() in the plugin), into *out;
- * false at the deadline.
+ * (a read skips values a poll sent less than half an interval ago: dispatch_gap() in the
+ * plugin), into *out; false at the deadline.
  */
 static bool
 read_fresh(const char *pi, const char *type, const char *ti, struct fc_value *out)

@@ -83,6 +83,13 @@ static struct dtp_conf conf;
 
 /* Runtime state ------------------------------------------------------------------------- */
 
+/* When the values of the instance, a port or an lcore last went to collectd. */
+struct sent_at {
+	unsigned int id; /* first: dtp_slot() */
+	cdtime_t at;
+	bool dirty; /* changed in a poll, not sent since (by the poll thread or a read) */
+};
+
 /* What the read callback dispatches: a copy the poll thread publishes after each poll. */
 struct snapshot {
 	bool polled; /* false until the first poll: nothing is known to dispatch */
@@ -109,6 +116,12 @@ struct ev_instance {
 	pthread_mutex_t dispatch_lock;
 	pthread_cond_t wake;
 	struct snapshot snap; /* under dispatch_lock (and lock) */
+	/* When the values of the instance, of each port and of each lcore last went to
+	 * collectd, from either thread (under dispatch_lock): see dispatch_gap(). */
+	struct sent_at inst_sent;
+	struct sent_at *port_sent, *lcore_sent;
+	cdtime_t last_read; /* when collectd's read callback last sent the snapshot, 0: never */
+	size_t nport_sent, nlcore_sent;
 	/* Values above INT64_MAX that collectd could not take, counted by whichever thread
 	 * dispatched them (atomic); added to telemetry_requests/invalid. */
 	uint64_t range_invalid;
@@ -409,9 +422,15 @@ notify_instance_tr(struct ev_instance *ei, const struct events_instance_tr *tr)
 			"DPDK application %s is back after %s", n, d);
 		break;
 	case EVENTS_TR_NOT_RESPONDING:
-		notify_instance(ei, NOTIF_FAILURE, tr->old, "not_responding", -1,
-			"DPDK application %s is not responding (pid %ld alive, no reply for %s)", n,
-			ei->t.pid, d);
+		if (ei->t.pid > 0)
+			notify_instance(ei, NOTIF_FAILURE, tr->old, "not_responding", -1,
+				"DPDK application %s is not responding (pid %ld alive, no reply "
+				"for "
+				"%s)",
+				n, ei->t.pid, d);
+		else /* the socket's owner not known (another pid namespace) */
+			notify_instance(ei, NOTIF_FAILURE, tr->old, "not_responding", -1,
+				"DPDK application %s is not responding (no reply for %s)", n, d);
 		break;
 	case EVENTS_TR_ANSWERS_AGAIN:
 		notify_instance(ei, NOTIF_OKAY, tr->old, "up", ms,
@@ -1081,8 +1100,11 @@ confirm_links(struct ev_instance *ei, struct reading *rd)
 			rd->link_passed[i] = true;
 			break;
 		}
-		/* The device name, for the link-down message, once per port. */
-		if (r->valid && r->state == EVENTS_LINK_DOWN && p->known && !p->name[0])
+		/* The device name, for the link-down message: asked at each going down, as the
+		 * device at a port id can change while the application runs (a port detached,
+		 * another attached at its id). */
+		if (r->valid && r->state == EVENTS_LINK_DOWN && p->known &&
+			(p->state != EVENTS_LINK_DOWN || !p->name[0]))
 			learn_info(ei, p);
 	}
 }
@@ -1323,20 +1345,34 @@ forget_state(struct ev_instance *ei)
 	ei->main_stalled = false;
 }
 
-/* A new pid behind the socket: one warning, and what was known of the old one goes. */
+/* "1234", or "?" for a pid that is not known. */
+static const char *
+pid_word(long pid, char *buf, size_t size)
+{
+	if (pid > 0)
+		snprintf(buf, size, "%ld", pid);
+	else
+		snprintf(buf, size, "?");
+	return buf;
+}
+
+/*
+ * Another process behind the socket, whether this poll was answered or not (one that hangs
+ * right after it made its socket never answers, and SO_PEERCRED names it at connect): one
+ * warning, and what was known of the old one goes. Liveness is then the new process's.
+ */
 static void
 check_restart(struct ev_instance *ei)
 {
+	char a[24], b[24];
 	long old_pid;
 
 	if (!dtp_target_restarted(&ei->t, &old_pid))
 		return;
-	char a[24], b[24];
-
-	snprintf(a, sizeof(a), "%ld", old_pid);
-	snprintf(b, sizeof(b), "%ld", ei->t.pid);
-	notify_instance(ei, NOTIF_WARNING, a, b, -1,
-		"DPDK application %s restarted (pid %ld → %ld)", ei->t.name, old_pid, ei->t.pid);
+	pid_word(old_pid, a, sizeof(a));
+	pid_word(ei->t.pid, b, sizeof(b));
+	notify_instance(ei, NOTIF_WARNING, a, b, -1, "DPDK application %s restarted (pid %s → %s)",
+		ei->t.name, a, b);
 	forget_state(ei);
 }
 
@@ -1386,6 +1422,76 @@ publish(struct ev_instance *ei)
 }
 
 /*
+ * One identifier, one time order. collectd 5.12's plugin_dispatch_values() only queues a
+ * value; several write threads (WriteThreads, default 5) take values off the queue and store
+ * them in the cache (src/daemon/plugin.c plugin_write_thread, src/daemon/utils_cache.c
+ * uc_update), so two values of one identifier queued close together can reach the cache in
+ * either order, and the older is then refused: "uc_update: Value too old" (seen at start-up,
+ * when the first poll's change and the first read went out 2 ms apart). Taking their times
+ * in order under one lock (dispatch_lock) cannot prevent that; keeping them apart in time
+ * does: the values of the instance, of a port or of an lcore go out at most once per gap,
+ * whichever thread sends them. The reads keep their cadence: a poll leaves a change to the
+ * read when it is due within the gap (the read then sends it, from a snapshot that has it),
+ * and otherwise sends it at once, at least a gap after the last dispatch of its group. Half
+ * the interval, at most 0.5 s: a write thread would have to stall that long between taking
+ * one off the queue and storing it for the other to overtake it.
+ */
+static cdtime_t
+dispatch_gap(void)
+{
+	cdtime_t gap = plugin_get_interval() / 2;
+
+	return gap < MS_TO_CDTIME_T(500) ? gap : MS_TO_CDTIME_T(500);
+}
+
+/* Whether a group of values last sent at s->at may go out at @now; if so, s->at = @now and
+ * it is no longer dirty. NULL (no memory to remember it): yes. Under dispatch_lock. */
+static bool
+due(struct sent_at *s, cdtime_t now, cdtime_t gap)
+{
+	if (s != NULL && s->at != 0 && now - s->at < gap)
+		return false;
+	if (s != NULL) {
+		s->at = now;
+		s->dirty = false;
+	}
+	return true;
+}
+
+/* Whether collectd's next read of the instance comes within the gap (the interval after the
+ * last one): a change then goes out with it. Under dispatch_lock. */
+static bool
+read_imminent(const struct ev_instance *ei, cdtime_t now, cdtime_t gap)
+{
+	cdtime_t next = ei->last_read + plugin_get_interval();
+
+	return ei->last_read != 0 && next > now && next - now < gap;
+}
+
+/* A poll's: a group whose values changed (@changed, now or in an earlier poll) goes out
+ * unless a read will send it within the gap, once due. */
+static bool
+poll_due(struct sent_at *s, bool changed, bool imminent, cdtime_t now, cdtime_t gap)
+{
+	if (s == NULL)
+		return changed;
+	s->dirty |= changed;
+	return s->dirty && !imminent && due(s, now, gap);
+}
+
+static struct sent_at *
+sent_slot(struct sent_at **v, size_t *n, unsigned int id)
+{
+	size_t i;
+	struct sent_at *s = dtp_slot(*v, n, sizeof(**v), id, &i, NULL);
+
+	if (s == NULL)
+		return NULL;
+	*v = s;
+	return &s[i];
+}
+
+/*
  * The values that changed in this poll go out under the dispatch lock, after the snapshot
  * the read callback dispatches from was published under the same lock: a read can never
  * dispatch an older state with a later time than a change.
@@ -1393,22 +1499,32 @@ publish(struct ev_instance *ei)
 static void
 finish_poll(struct ev_instance *ei, bool instance_changed)
 {
-	cdtime_t now;
+	cdtime_t now, gap = dispatch_gap();
+	bool imminent;
 
 	pthread_mutex_lock(&ei->dispatch_lock);
 	publish(ei);
 	now = cdtime();
-	if (instance_changed)
+	imminent = read_imminent(ei, now, gap);
+	if (poll_due(&ei->inst_sent, instance_changed, imminent, now, gap))
 		dispatch_instance_at(ei, &ei->snap, now);
+	/* A change is the group's from now on (sent_at.dirty): the poll sends it once due, or
+	 * the read does, from the snapshot just published. */
 	for (size_t i = 0; i < ei->nports; i++) {
-		if (ei->ports[i].dirty)
-			dispatch_port_at(ei, &ei->ports[i], now);
-		ei->ports[i].dirty = false;
+		struct events_port *p = &ei->ports[i];
+
+		if (poll_due(sent_slot(&ei->port_sent, &ei->nport_sent, p->id), p->dirty, imminent,
+			    now, gap))
+			dispatch_port_at(ei, p, now);
+		p->dirty = false;
 	}
 	for (size_t i = 0; i < ei->nlcores; i++) {
-		if (ei->lcores[i].dirty)
-			dispatch_lcore_at(ei, &ei->lcores[i], now);
-		ei->lcores[i].dirty = false;
+		struct events_lcore *l = &ei->lcores[i];
+
+		if (poll_due(sent_slot(&ei->lcore_sent, &ei->nlcore_sent, l->id), l->dirty,
+			    imminent, now, gap))
+			dispatch_lcore_at(ei, l, now);
+		l->dirty = false;
 	}
 	pthread_mutex_unlock(&ei->dispatch_lock);
 }
@@ -1461,15 +1577,18 @@ poll_once(struct ev_instance *ei)
 	dtel_shared_poll_begin(ei->t.sh);
 	read_sources(ei, t, &rd);
 	poll = outcome(ei);
+	/* A restart must be known before these readings meet the old state, and before an
+	 * unanswered poll is judged: by the process that holds the socket now. */
+	check_restart(ei);
 	if (poll == EVENTS_POLL_ANSWERED) {
-		/* A restart must be known before these readings meet the old state. */
-		check_restart(ei);
 		confirm(ei, &rd, t);
 		poll = outcome(ei); /* a check may have met the hang */
 	}
 	dtel_shared_poll_end(ei->t.sh);
 	plan_next(ei, &rd, t);
-	if (events_instance_apply(&ei->st, poll, dtp_target_exited(&ei->t), ei->t.ever_up, t,
+	/* /proc is read only for an unanswered poll, the one whose verdict it decides. */
+	if (events_instance_apply(&ei->st, poll,
+		    poll == EVENTS_POLL_UNANSWERED && dtp_target_exited(&ei->t), ei->t.ever_up, t,
 		    dtp_now_ms(), ei->o->not_responding_polls, &itr) > 0) {
 		notify_instance_tr(ei, &itr);
 		if (itr.kind == EVENTS_TR_ANSWERS_AGAIN)
@@ -1540,6 +1659,8 @@ instance_free(struct ev_instance *ei)
 	free(ei->lcores);
 	free(ei->snap.ports);
 	free(ei->snap.lcores);
+	free(ei->port_sent);
+	free(ei->lcore_sent);
 	free(ei);
 }
 
@@ -1657,18 +1778,25 @@ static void
 dispatch_snapshot(struct ev_instance *ei)
 {
 	const struct snapshot *sn = &ei->snap;
-	cdtime_t now;
+	cdtime_t now, gap = dispatch_gap();
 
 	pthread_mutex_lock(&ei->dispatch_lock);
-	/* Before the first poll: an "up 0" now would be a guess, not a reading. */
+	/* Before the first poll: an "up 0" now would be a guess, not a reading. What a poll
+	 * sent less than a gap ago is as fresh as this (see dispatch_gap()). */
 	if (sn->polled) {
 		now = cdtime();
-		dispatch_instance_at(ei, sn, now);
+		ei->last_read = now;
+		if (due(&ei->inst_sent, now, gap))
+			dispatch_instance_at(ei, sn, now);
 		/* A gone application's ports and lcores are covered by its own event. */
 		for (size_t k = 0; sn->health.up && k < sn->nports; k++)
-			dispatch_port_at(ei, &sn->ports[k], now);
+			if (due(sent_slot(&ei->port_sent, &ei->nport_sent, sn->ports[k].id), now,
+				    gap))
+				dispatch_port_at(ei, &sn->ports[k], now);
 		for (size_t k = 0; sn->health.up && k < sn->nlcores; k++)
-			dispatch_lcore_at(ei, &sn->lcores[k], now);
+			if (due(sent_slot(&ei->lcore_sent, &ei->nlcore_sent, sn->lcores[k].id), now,
+				    gap))
+				dispatch_lcore_at(ei, &sn->lcores[k], now);
 	}
 	pthread_mutex_unlock(&ei->dispatch_lock);
 }

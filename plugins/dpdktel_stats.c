@@ -35,6 +35,7 @@ struct stats_opts {
 	unsigned int hide_zero_from; /* xstats of a full reply from which to ask hide_zero=true */
 	double timeout;
 	double link_interval; /* seconds between two /ethdev/link_status of a port; 0: every read */
+	double port_info_interval; /* seconds between two /ethdev/info of a port; 0: every read */
 	struct dtp_ports ports;
 	struct dtp_globs include, exclude;
 	struct dtp_globs xgauge; /* XStatsGauge */
@@ -52,6 +53,7 @@ static const struct stats_opts defaults = {
 	.drops = true,
 	.timeout = 0.5,
 	.hide_zero_from = DTEL_DICT_MAX_ENTRIES,
+	.port_info_interval = 60,
 	.ports.all = true,
 	.xgauge = STATS_XSTATS_GAUGE_DEFAULT,
 	.devices = STATS_DEVICES_DEFAULTS,
@@ -78,6 +80,8 @@ static const struct dtp_option options[] = {
 		"a number of extended counters from 1 to 256"),
 	OPT("LinkInterval", DTP_OPT_SECONDS, link_interval, 0, 86400,
 		"seconds from 0 (the link at every read) to 86400"),
+	OPT("PortInfoInterval", DTP_OPT_SECONDS, port_info_interval, 0, 86400,
+		"seconds from 0 (/ethdev/info at every read) to 86400"),
 	BOOL_OPT("AppStats", app),
 	BOOL_OPT("MemoryStats", memory),
 	BOOL_OPT("Drops", drops),
@@ -99,7 +103,8 @@ struct port_state {
 	bool seen; /* in the application's last /ethdev/list */
 	uint64_t queues_moved; /* bit q: queue q moved a packet at some point */
 	bool have_info;
-	struct dtel_port_info info; /* read once per application generation */
+	bool have_counts; /* ipackets and opackets below are known */
+	struct dtel_port_info info; /* see read_info() for when it is read again */
 	char info_ti[DATA_MAX_NAME_LEN]; /* port_info's type instance, made from info */
 	unsigned int cut_logged; /* bit per enum cut_cause */
 	bool no_queues_logged; /* PerQueue found no per-queue counters for the port: logged */
@@ -114,6 +119,10 @@ struct port_state {
 	bool have_link; /* link_speed below is of the last /ethdev/link_status */
 	double link_speed; /* -1: the application did not know it */
 	cdtime_t link_next; /* LinkInterval: when to ask /ethdev/link_status again */
+	cdtime_t info_next; /* PortInfoInterval: when to ask /ethdev/info again */
+	cdtime_t info_read; /* the read that asked it last (its time) */
+	uint64_t names_hash; /* of the names of its last xstats reply; 0: none yet */
+	uint64_t ipackets, opackets; /* at the last read, to see them go back */
 	struct stats_drops drops; /* Drops */
 };
 
@@ -152,6 +161,7 @@ struct stats_instance {
 	uint64_t lcore_info_generation; /* the lcores' info was read for this generation */
 	uint64_t no_usage_generation; /* /eal/lcore/usage listed no lcore in this generation */
 	uint64_t info_generation; /* instance_info below is of this generation */
+	uint64_t no_ethdev_generation; /* "no ethdev" was logged for this generation */
 	char info_ti[DATA_MAX_NAME_LEN]; /* instance_info's type instance */
 	struct stats_cmd_state *cmd_state; /* of each <Command>, made at the first read */
 	struct stats_devices devices; /* cryptodev, dmadev, eventdev, rawdev */
@@ -170,7 +180,7 @@ struct stats_instance {
 	struct prefetched {
 		char cmd[96];
 		struct dtel_reply reply;
-		int result; /* -ECANCELED: never answered, asked again by query() */
+		int result; /* -ECANCELED, -ECONNABORTED: never answered, asked again by query() */
 		bool taken;
 	} pre[2 * PREFETCH_PORTS];
 	size_t npre;
@@ -209,7 +219,10 @@ take_prefetched(struct stats_instance *si, const char *cmd, struct dtel_reply *r
 	for (size_t i = 0; i < si->npre; i++) {
 		struct prefetched *p = &si->pre[i];
 
-		if (p->taken || p->result == -ECANCELED || strcmp(p->cmd, cmd) != 0)
+		/* Never sent, or sent and left unread on a connection closed for it: asked
+		 * again (a null or cut reply before it ends nothing). */
+		if (p->taken || p->result == -ECANCELED || p->result == -ECONNABORTED ||
+			strcmp(p->cmd, cmd) != 0)
 			continue;
 		p->taken = true;
 		*r = p->reply;
@@ -342,6 +355,136 @@ note_cut(struct stats_instance *si, struct port_state *ps, const char *cmd, unsi
 	}
 }
 
+/* Port facts -------------------------------------------------------------------------------- */
+
+/*
+ * port_info "<device>,<driver>,<mac>,<numa>" (docs/metrics.md): the names an operator knows
+ * the port by, for Prometheus to join onto the port's series.
+ */
+static void
+make_port_info(struct port_state *ps)
+{
+	static const size_t max[] = {64, 32, 18, 12}; /* 126 bytes: within DATA_MAX_NAME_LEN */
+	char driver[64], numa[16];
+	const char *parts[] = {ps->info.name, driver, ps->info.mac_addr, numa};
+
+	dtp_port_driver(ps->info.name, "/sys", driver, sizeof(driver));
+	snprintf(numa, sizeof(numa), "%d", ps->info.numa_node);
+	if (dtp_info_instance(ps->info_ti, sizeof(ps->info_ti), parts, max, 4) < 0)
+		ps->info_ti[0] = '\0';
+}
+
+/*
+ * /ethdev/info of the port into ps->info. Port configuration changes while the application
+ * runs (testpmd "port config all rxq 4", Open vSwitch's n_rxq and mtu_request, a port
+ * detached and another device attached at its id), so it is asked again when the port may
+ * have changed (port_changed()), and at least every PortInfoInterval. @must: what was known
+ * may be wrong: when the request fails, nothing is dispatched of it until it answers.
+ */
+static void
+fetch_info(struct stats_instance *si, struct port_state *ps, cdtime_t now, bool must)
+{
+	struct dtel_port_info info;
+	char was_ti[DATA_MAX_NAME_LEN];
+	struct dtel_reply r;
+	int ret;
+
+	snprintf(was_ti, sizeof(was_ti), "%s", ps->have_info ? ps->info_ti : "");
+	ps->info_read = now;
+	if (query_id(si, "/ethdev/info", ps->id, &r) < 0) {
+		if (must)
+			ps->have_info = false;
+		return;
+	}
+	ret = dtel_parse_port_info(&r, &info);
+	dtel_reply_release(&r);
+	if (ret < 0 || info.port_id != ps->id) {
+		if (ret < 0)
+			bad_port_reply(si, ps, "/ethdev/info", ret, 1);
+		else
+			si->t.invalid++; /* the answer for another port (the 22.11 race) */
+		if (must)
+			ps->have_info = false;
+		return;
+	}
+	ps->info = info;
+	ps->have_info = true;
+	ps->info_next = now + DOUBLE_TO_CDTIME_T(si->o->port_info_interval);
+	make_port_info(ps);
+	if (was_ti[0] != '\0' && strcmp(was_ti, ps->info_ti) != 0)
+		LOG(LOG_INFO,
+			"instance '%s' port %u is now %s (was %s): port_info follows (the old "
+			"series "
+			"stops)",
+			si->t.name, ps->id, ps->info_ti, was_ti);
+}
+
+/* A sign that the port may have changed (its xstats names, counters that went back): its
+ * /ethdev/info is asked again at once, once per read. */
+static void
+port_changed(struct stats_instance *si, struct port_state *ps, cdtime_t now)
+{
+	if (ps->info_read == now)
+		return; /* asked in this read already */
+	fetch_info(si, ps, now, true);
+}
+
+/* /ethdev/info, first of a port's sources (its dev_flags tell read_xstats whether the
+ * per-queue xstats will do): when it is not known, when a sign of change was seen, and every
+ * PortInfoInterval. Its values go out after the other sources (dispatch_info()), which may
+ * see a change and ask it again. */
+static void
+read_info(
+	struct stats_instance *si, struct port_state *ps, const struct dtp_id *id, const char *cmd)
+{
+	(void)cmd;
+	if (!ps->have_info)
+		fetch_info(si, ps, id->time, true);
+	else if (id->time >= ps->info_next)
+		fetch_info(si, ps, id->time, false);
+}
+
+/* port_queues, port_mtu and port_info at every read, so that no series of them goes stale
+ * while the port is there; the port_info of a device the port no longer is goes no more. */
+static void
+dispatch_info(
+	struct stats_instance *si, struct port_state *ps, const struct dtp_id *id, const char *cmd)
+{
+	(void)si, (void)cmd;
+	if (!ps->have_info)
+		return;
+	dtp_gauge(id, "port_queues", NULL, (double[]){ps->info.nb_rx_queues, ps->info.nb_tx_queues},
+		2);
+	gauge(id, "port_mtu", NULL, ps->info.mtu);
+	if (ps->info_ti[0] != '\0')
+		gauge(id, "port_info", ps->info_ti, 1);
+}
+
+/*
+ * Signs in the counters that the port is not what it was: its xstats names changed (another
+ * device, or another number of queues: ethdev names a counter per queue), or its packet
+ * counters went back (another device at the same id starts from 0, as does a port whose
+ * counters were reset). Then /ethdev/info at once (port_changed()).
+ */
+static void
+check_names(struct stats_instance *si, struct port_state *ps, uint64_t h, cdtime_t now)
+{
+	if (ps->names_hash != 0 && h != ps->names_hash)
+		port_changed(si, ps, now);
+	ps->names_hash = h;
+}
+
+static void
+check_counts(struct stats_instance *si, struct port_state *ps, const struct dtel_port_stats *st,
+	cdtime_t now)
+{
+	if (ps->have_counts && (st->ipackets < ps->ipackets || st->opackets < ps->opackets))
+		port_changed(si, ps, now);
+	ps->have_counts = true;
+	ps->ipackets = st->ipackets;
+	ps->opackets = st->opackets;
+}
+
 /* Per port --------------------------------------------------------------------------------- */
 
 static void
@@ -413,8 +556,10 @@ read_basic(
 		bad_port_reply(si, ps, cmd, ret, 1); /* nothing from it */
 		return;
 	}
-	if (!ps->basic_done)
+	if (!ps->basic_done) {
+		check_counts(si, ps, &st, id->time);
 		dispatch_basic(si, id, &st);
+	}
 	/* Drops from /ethdev/stats only where no xstats are asked (XStats false). */
 	if (si->o->drops && !xstats_wanted(si, ps))
 		stats_drops_stats(&ps->drops, ps->have_info ? ps->info.name : NULL, &st);
@@ -531,7 +676,10 @@ basic_from_xstats(struct stats_instance *si, struct port_state *ps, const struct
 {
 	struct dtel_port_stats st;
 
-	if (!si->o->basic || dtel_xstats_port_stats(x, &st) < 0)
+	if (dtel_xstats_port_stats(x, &st) < 0)
+		return;
+	check_counts(si, ps, &st, id->time);
+	if (!si->o->basic)
 		return;
 	dispatch_basic(si, id, &st);
 	ps->basic_done = true;
@@ -627,7 +775,7 @@ read_xstats(
 	struct dtel_xstats x;
 	struct dtel_reply r;
 	char req[96];
-	uint64_t h = 0;
+	uint64_t h;
 	int ret;
 
 	if (!xstats_wanted(si, ps))
@@ -646,14 +794,14 @@ read_xstats(
 		dtel_xstats_clear(&x);
 		return;
 	}
+	/* The names' hash, once for the caches keyed by it and the port's facts. */
+	h = drops_names_hash(&x);
+	check_names(si, ps, h, id->time);
 	maybe_hide_zero(si, ps, &x);
 	note_cut(si, ps, cmd, x.flags);
 	if (x.nb_invalid > 0)
 		bad_port_reply(si, ps, cmd, -EPROTO, x.nb_invalid);
 	basic_from_xstats(si, ps, id, &x);
-	/* The names' hash, once for both caches keyed by it. */
-	if (si->o->drops || si->o->xstats)
-		h = drops_names_hash(&x);
 	if (si->o->drops)
 		stats_drops_xstats(&ps->drops, ps->have_info ? ps->info.name : NULL, &x, h);
 	if (!si->o->xstats) {
@@ -702,52 +850,6 @@ read_link(
 	ps->link_speed = l.speed_mbps == DTEL_SPEED_UNKNOWN ? -1 : l.up ? (double)l.speed_mbps : 0;
 	if (ps->link_speed >= 0)
 		gauge(id, "link_speed", NULL, ps->link_speed);
-}
-
-/*
- * port_info "<device>,<driver>,<mac>,<numa>" (docs/metrics.md): the names an operator knows
- * the port by, for Prometheus to join onto the port's series.
- */
-static void
-make_port_info(struct port_state *ps)
-{
-	static const size_t max[] = {64, 32, 18, 12}; /* 126 bytes: within DATA_MAX_NAME_LEN */
-	char driver[64], numa[16];
-	const char *parts[] = {ps->info.name, driver, ps->info.mac_addr, numa};
-
-	dtp_port_driver(ps->info.name, "/sys", driver, sizeof(driver));
-	snprintf(numa, sizeof(numa), "%d", ps->info.numa_node);
-	if (dtp_info_instance(ps->info_ti, sizeof(ps->info_ti), parts, max, 4) < 0)
-		ps->info_ti[0] = '\0';
-}
-
-/* Port configuration changes only with a restart: read it once per application generation,
- * and dispatch it at every read, so that no series of it goes stale while the port is there. */
-static void
-read_info(
-	struct stats_instance *si, struct port_state *ps, const struct dtp_id *id, const char *cmd)
-{
-	struct dtel_reply r;
-	int ret;
-
-	if (!ps->have_info && query_id(si, cmd, ps->id, &r) == 0) {
-		ret = dtel_parse_port_info(&r, &ps->info);
-		ps->have_info = ret == 0 && ps->info.port_id == ps->id;
-		if (ps->have_info)
-			make_port_info(ps);
-		if (ret < 0)
-			bad_port_reply(si, ps, cmd, ret, 1);
-		else if (!ps->have_info)
-			si->t.invalid++; /* the answer for another port (the 22.11 race) */
-		dtel_reply_release(&r);
-	}
-	if (!ps->have_info)
-		return;
-	dtp_gauge(id, "port_queues", NULL, (double[]){ps->info.nb_rx_queues, ps->info.nb_tx_queues},
-		2);
-	gauge(id, "port_mtu", NULL, ps->info.mtu);
-	if (ps->info_ti[0] != '\0')
-		gauge(id, "port_info", ps->info_ti, 1);
 }
 
 /* The forwarder's own counters for the port: packets it could not send. */
@@ -810,6 +912,8 @@ static const struct port_source {
 	{offsetof(struct stats_opts, basic), false, "/ethdev/stats", read_basic},
 	{NO_OPTION, false, "/ethdev/link_status", read_link},
 	{offsetof(struct stats_opts, app), true, "/fwd/port", read_fwd_port},
+	/* last: the sources above may have seen a change and asked /ethdev/info again */
+	{NO_OPTION, false, "/ethdev/info", dispatch_info},
 };
 
 static bool
@@ -1087,6 +1191,21 @@ dispatch_health(struct stats_instance *si, cdtime_t now, double read_seconds)
 	dtp_gauge(&id, "poll_interval", "read", &interval, 1);
 }
 
+/* What is known of a port that is gone (its id may come back as another device) or of an
+ * application process that is gone: learnt again from the next replies. */
+static void
+forget_port(struct port_state *ps)
+{
+	ps->have_info = false;
+	ps->queues_moved = 0;
+	ps->hide_zero = false; /* another device, maybe of another release */
+	ps->have_link = false;
+	ps->names_hash = 0;
+	ps->have_counts = false;
+	dtel_xstats_clear(&ps->known);
+	stats_drops_reset(&ps->drops);
+}
+
 static void
 on_restart(struct stats_instance *si, long old_pid, cdtime_t now)
 {
@@ -1103,16 +1222,8 @@ on_restart(struct stats_instance *si, long old_pid, cdtime_t now)
 	dtp_notify(&id, NOTIF_WARNING, "restarts", NULL, &meta,
 		"DPDK application %s restarted (pid %ld → %ld)", si->t.name, old_pid, si->t.pid);
 	/* Everything cached belonged to the old process. */
-	for (size_t i = 0; i < si->nports; i++) {
-		struct port_state *ps = &si->ports[i];
-
-		ps->have_info = false;
-		ps->queues_moved = 0;
-		ps->hide_zero = false; /* another process, maybe of another release */
-		ps->have_link = false;
-		dtel_xstats_clear(&ps->known);
-		stats_drops_reset(&ps->drops);
-	}
+	for (size_t i = 0; i < si->nports; i++)
+		forget_port(&si->ports[i]);
 	for (size_t i = 0; i < si->nlcores; i++) {
 		si->lcores[i].have = false;
 		si->lcores[i].info_ti[0] = '\0';
@@ -1127,20 +1238,78 @@ ports_due(struct stats_instance *si, cdtime_t now)
 		!same_connection(si, false) || dtp_target_young(&si->t);
 }
 
+/* Whether a list has the same ports as the last one. */
+static bool
+same_ports(const struct stats_instance *si, const uint16_t *ids, int n)
+{
+	return si->nport_ids == n &&
+		(n == 0 || memcmp(si->port_ids, ids, (size_t)n * sizeof(*ids)) == 0);
+}
+
+/*
+ * The ports of the last list, and when to ask again: in a second, or at the next read when
+ * the list changed (a port detached is often one about to be replaced: its successor then
+ * shows at the next read). A port that is not in it is gone: if its id comes back, it is
+ * another port, learnt anew.
+ */
+static void
+keep_port_list(struct stats_instance *si, uint16_t *ids, int n, cdtime_t now)
+{
+	bool changed = si->nport_ids >= 0 && !same_ports(si, ids, n);
+
+	for (size_t i = 0; i < si->nports; i++) {
+		bool listed = false;
+
+		for (int k = 0; k < n && !listed; k++)
+			listed = ids[k] == si->ports[i].id;
+		if (!listed)
+			forget_port(&si->ports[i]);
+	}
+	free(si->port_ids);
+	si->port_ids = ids;
+	si->nport_ids = n;
+	si->relist_ports = changed;
+	si->ports_next = now + PORT_LIST_EVERY;
+}
+
+/*
+ * An application without ethdev (a DPDK program built without librte_ethdev): DPDK answers
+ * null for a command nobody registered (lib/telemetry/telemetry.c, unknown_command). No port
+ * then, but its other sources stand on their own: said once per application process.
+ * (Debian's shared build always has ethdev and answers [] when there is no port.)
+ */
+static void
+no_ethdev(struct stats_instance *si, cdtime_t now)
+{
+	if (si->no_ethdev_generation != si->t.generation) {
+		si->no_ethdev_generation = si->t.generation;
+		LOG(LOG_INFO,
+			"DPDK application '%s' has no ethdev (/ethdev/list answers null): no port "
+			"values; its other values are read",
+			si->t.name);
+	}
+	keep_port_list(si, NULL, 0, now);
+}
+
 /*
  * /ethdev/list into si->port_ids. 0; -1 when the request failed (the read ends); a list that
- * cannot be used is counted, and the ports of the last one are read.
+ * cannot be used is counted, and the ports of the last one are read; a null one is no port
+ * at all (no_ethdev()).
  */
 static int
 list_ports(struct stats_instance *si, cdtime_t now, long *ret_old_pid, bool *ret_restarted)
 {
 	struct dtel_reply list;
 	uint16_t *ids = NULL;
-	int n;
+	int n, ret = query(si, "/ethdev/list", &list);
 
-	if (query(si, "/ethdev/list", &list) < 0)
+	if (ret < 0 && ret != -ENODATA)
 		return -1;
 	*ret_restarted = dtp_target_restarted(&si->t, ret_old_pid);
+	if (ret == -ENODATA) {
+		no_ethdev(si, now);
+		return 0;
+	}
 	n = dtel_parse_port_list(&list, &ids);
 	dtel_reply_release(&list);
 	if (n < 0) {
@@ -1149,11 +1318,7 @@ list_ports(struct stats_instance *si, cdtime_t now, long *ret_old_pid, bool *ret
 			si->nport_ids = 0; /* none known of this process */
 		return 0;
 	}
-	free(si->port_ids);
-	si->port_ids = ids;
-	si->nport_ids = n;
-	si->relist_ports = false;
-	si->ports_next = now + PORT_LIST_EVERY;
+	keep_port_list(si, ids, n, now);
 	return 0;
 }
 
@@ -1195,7 +1360,7 @@ prefetch(struct stats_instance *si, int from, int to, cdtime_t now)
 		si->pre[i].taken = false;
 		/* The connection failed there: nothing more is sent in this read (query()). */
 		if (results[i] < 0 && results[i] != -ENODATA && results[i] != -EMSGSIZE &&
-			results[i] != -ECANCELED)
+			results[i] != -ECANCELED && results[i] != -ECONNABORTED)
 			si->halted = true;
 	}
 	si->npre = n;
@@ -1300,9 +1465,13 @@ read_all(struct stats_instance *si, cdtime_t now)
 		read_ports(si, now);
 		if (!si->stale)
 			read_rest(si, now);
-		dtp_batch_end();
-		if (!si->stale)
+		if (!si->stale) {
+			dtp_batch_end();
 			break;
+		}
+		/* Starting over: what this pass read goes nowhere (the next pass sends the
+		 * same identifiers, and one identifier gets one value per read). */
+		dtp_batch_cancel();
 		si->on_listed = false;
 	}
 }

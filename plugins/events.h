@@ -50,9 +50,14 @@ struct events_port {
 	uint64_t speed;
 	enum dtel_duplex duplex;
 	uint64_t since_ms; /* when the confirmed state began */
-	uint64_t changes; /* dispatched link_changes */
-	bool have_app_changes;
-	uint64_t app_changes; /* the application's counter at the last reading */
+	/* Dispatched link_changes: never goes back while the port is known, whatever the
+	 * source (a restart forgets the port, and the count starts again from the
+	 * application's). */
+	uint64_t changes;
+	bool have_app_changes; /* the last reading had the application's counter */
+	bool app_base; /* app_changes below is the application's counter at some reading */
+	uint64_t app_changes; /* the application's counter at the last reading that had it */
+	uint64_t own_changes; /* changes confirmed here since that reading */
 	uint64_t *flap_ms; /* the last (at most flap_threshold) change times; owned */
 	unsigned int nflaps;
 	bool flapping;

@@ -80,8 +80,9 @@ first_reading(struct events_port *p, const struct events_link_reading *r, bool p
 	p->speed = r->speed;
 	p->duplex = r->duplex;
 	p->since_ms = t;
-	p->have_app_changes = r->have_changes;
+	p->have_app_changes = p->app_base = r->have_changes;
 	p->app_changes = r->changes;
+	p->own_changes = 0;
 	if (r->have_changes)
 		p->changes = r->changes;
 	if (p->state != EVENTS_LINK_DOWN || !c->report_initial)
@@ -125,8 +126,8 @@ changed(struct events_port *p, const struct events_link_reading *r, uint64_t see
 		n += start_flapping(p, &tr[n]);
 	if (seen > 1)
 		n += missed_flaps(p, seen - 1, t, c, &tr[n]);
-	if (!r->have_changes)
-		p->changes++; /* the application does not count: count what we confirmed */
+	p->changes++; /* what we confirmed; the application's counter may add more (below) */
+	p->own_changes++;
 	return n;
 }
 
@@ -141,6 +142,32 @@ settle(struct events_port *p, uint64_t t, const struct events_link_conf *c,
 	p->dirty = true;
 	*tr = (struct events_link_tr){.kind = EVENTS_TR_SETTLED};
 	return 1;
+}
+
+/*
+ * link_changes never goes back. Each change confirmed here counts at once; a reading with the
+ * application's own counter adds what it counted beyond those since its last such reading
+ * (changes no poll saw). That covers a change of source too: while the forwarder's main lcore
+ * is stalled the links are read from /ethdev/link_status, without its counter, and the
+ * changes seen there are counted here; the counter, when it is back, may have missed them (it
+ * counts what its main lcore saw, and a down and up during the stall is no change to it), so
+ * the larger of the two counts goes in, never the counter itself (100 → 101 → 102 → 100
+ * before: a counter reset to Prometheus, and DpdkLinkFlapping fired after two changes).
+ */
+static void
+follow_app_counter(struct events_port *p, const struct events_link_reading *r)
+{
+	p->have_app_changes = r->have_changes;
+	if (!r->have_changes)
+		return;
+	if (p->app_base && r->changes > p->app_changes &&
+		r->changes - p->app_changes > p->own_changes) {
+		p->changes += r->changes - p->app_changes - p->own_changes;
+		p->dirty = true;
+	}
+	p->app_base = true;
+	p->app_changes = r->changes;
+	p->own_changes = 0;
 }
 
 size_t
@@ -175,14 +202,7 @@ events_link_apply(struct events_port *p, const struct events_link_reading *r, bo
 		p->duplex = r->duplex;
 		p->dirty = true;
 	}
-	/* Read from a source without the application's counter (/ethdev/link_status while the
-	 * forwarder's main lcore is stalled): its changes were seen here, and its counter must
-	 * not count them again when it is back. */
-	p->have_app_changes = r->have_changes;
-	if (r->have_changes) {
-		p->app_changes = r->changes;
-		p->changes = r->changes;
-	}
+	follow_app_counter(p, r);
 	return n + settle(p, t, c, &tr[n]);
 }
 

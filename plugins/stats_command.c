@@ -360,6 +360,7 @@ enum {
 	LOGGED_SHAPE = 1u << 3,
 	LOGGED_SKIPPED = 1u << 4,
 	LOGGED_NOT_COUNTER = 1u << 5,
+	LOGGED_CLASH = 1u << 6,
 };
 
 /* A complaint about a command's reply, logged the first time for this process only. */
@@ -427,15 +428,75 @@ rule_of(const struct stats_cmd *cmd, const char *key)
 	return NULL;
 }
 
+/* One number as it goes out: its type and type instance (its identifier within the read). */
+struct named {
+	const struct dtel_number *e;
+	const struct stats_cmd_rule *rule;
+	char ti[DATA_MAX_NAME_LEN];
+	size_t order; /* its place in the reply */
+	bool dropped; /* another number of the reply has the same identifier */
+};
+
+static const char *
+type_of(const struct named *v)
+{
+	return v->rule != NULL ? v->rule->type : "gauge";
+}
+
+static int
+by_identifier(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+	int c = strcmp(type_of(x), type_of(y));
+
+	if (c == 0)
+		c = strcmp(x->ti, y->ti);
+	return c != 0 ? c : x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int
+by_order(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/*
+ * Keys that become one identifier once flattened and sanitized ({"a.b":1,"a":{"b":2}} gives
+ * "a.b" twice; "a b" and "a_b" both give "a_b"): the first in the reply goes out, the others
+ * are dropped (collectd would refuse a second value of an identifier with the same time, and
+ * the series would take turns). @v is left in reply order. Returns how many were dropped;
+ * the first clash into @clash.
+ */
+static size_t
+drop_clashes(struct named *v, size_t n, char *clash, size_t size)
+{
+	size_t dropped = 0;
+
+	qsort(v, n, sizeof(*v), by_identifier);
+	for (size_t i = 1; i < n; i++) {
+		if (strcmp(type_of(&v[i]), type_of(&v[i - 1])) != 0 ||
+			strcmp(v[i].ti, v[i - 1].ti) != 0)
+			continue;
+		v[i].dropped = true;
+		if (dropped++ == 0)
+			snprintf(clash, size, "'%s' and '%s' are both %s", v[i - 1].e->key,
+				v[i].e->key, v[i].ti);
+	}
+	qsort(v, n, sizeof(*v), by_order);
+	return dropped;
+}
+
 /* One number: 0, or -ERANGE when a Derive rule meets something that is not a counter. */
 static int
-dispatch_number(const struct stats_cmd *cmd, const struct dtp_id *id, const struct dtel_number *e)
+dispatch_number(const struct dtp_id *id, const struct named *v)
 {
-	const struct stats_cmd_rule *rule = rule_of(cmd, e->key);
-	char ti[DATA_MAX_NAME_LEN];
+	const struct dtel_number *e = v->e;
+	const struct stats_cmd_rule *rule = v->rule;
+	const char *ti = v->ti;
 	double d;
 
-	type_instance(cmd->name, e->key, ti, sizeof(ti));
 	if (rule != NULL && rule->derive) {
 		if (e->type != DTEL_VALUE_U64)
 			return -ERANGE;
@@ -485,6 +546,43 @@ check_shape(struct dtp_target *t, struct stats_cmd_state *st, const struct stats
 	st->shape = nums->shape;
 }
 
+/* The numbers of a reply that pass Include and Exclude, each under one identifier (see
+ * drop_clashes()). *ret_not_counter: how many a Derive rule refused. */
+static void
+dispatch_numbers(const struct stats_cmd *cmd, struct stats_cmd_state *st, struct dtp_target *t,
+	const struct dtp_id *id, const struct dtel_numbers *nums, size_t *ret_not_counter)
+{
+	struct named *v = calloc(nums->n + 1, sizeof(*v));
+	char clash[2 * DTEL_KEY_MAX + DATA_MAX_NAME_LEN + 32];
+	size_t n = 0, dropped;
+
+	*ret_not_counter = 0;
+	if (v == NULL)
+		return;
+	for (size_t i = 0; i < nums->n; i++) {
+		if (!dtp_globs_pass(&cmd->include, &cmd->exclude, nums->v[i].key))
+			continue;
+		v[n].e = &nums->v[i];
+		v[n].rule = rule_of(cmd, nums->v[i].key);
+		v[n].order = n;
+		type_instance(cmd->name, nums->v[i].key, v[n].ti, sizeof(v[n].ti));
+		n++;
+	}
+	dropped = drop_clashes(v, n, clash, sizeof(clash));
+	if (dropped > 0) {
+		t->invalid += dropped;
+		note(t, st, LOGGED_CLASH, cmd,
+			"has %zu values whose names clash once flattened (%s): only the first of "
+			"each name in the reply is dispatched (counted in "
+			"telemetry_requests/invalid)",
+			dropped, clash);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!v[i].dropped && dispatch_number(id, &v[i]) == -ERANGE)
+			(*ret_not_counter)++;
+	free(v);
+}
+
 static void
 read_one(const struct stats_cmd *cmd, struct stats_cmd_state *st, struct dtp_target *t,
 	dtp_query_fn q, void *ctx, const struct dtp_id *id)
@@ -522,14 +620,12 @@ read_one(const struct stats_cmd *cmd, struct stats_cmd_state *st, struct dtp_tar
 	if (nums.nb_invalid > 0) {
 		t->invalid += nums.nb_invalid;
 		note(t, st, LOGGED_SKIPPED, cmd,
-			"has %zu numbers that cannot be named (key over %d characters) or are "
-			"integers beyond 64 bits: left out (counted in telemetry_requests/invalid)",
+			"has %zu numbers that cannot be named (key over %d characters), are "
+			"integers beyond 64 bits or are beyond a double's range (1e400): left out "
+			"(counted in telemetry_requests/invalid)",
 			nums.nb_invalid, DTEL_KEY_MAX - 1);
 	}
-	for (size_t i = 0; i < nums.n; i++)
-		if (dtp_globs_pass(&cmd->include, &cmd->exclude, nums.v[i].key) &&
-			dispatch_number(cmd, id, &nums.v[i]) == -ERANGE)
-			not_counter++;
+	dispatch_numbers(cmd, st, t, id, &nums, &not_counter);
 	if (not_counter > 0) {
 		t->invalid += not_counter;
 		note(t, st, LOGGED_NOT_COUNTER, cmd,

@@ -432,8 +432,13 @@ stats_memory_read(struct stats_memory *m, dtp_query_fn q, void *ctx, struct dtp_
 	 * while the application starts (it creates its pools after the socket appeared). */
 	if (m->lists_in > 0 && !dtp_target_young(t)) {
 		m->lists_in--;
-	} else if (list_heaps(m, q, ctx, t) == 0 && list_memzones(m, q, ctx, t) == 0) {
-		m->lists_in = STATS_MEMORY_LIST_EVERY - 1;
+	} else {
+		/* Each list on its own: a null heap list (a command the application does not
+		 * have) does not keep the memzones from being listed, nor the other way round. */
+		int heaps = list_heaps(m, q, ctx, t), zones = list_memzones(m, q, ctx, t);
+
+		if (heaps == 0 && zones == 0)
+			m->lists_in = STATS_MEMORY_LIST_EVERY - 1;
 	}
 	read_heaps(m, q, ctx, t, id);
 	read_memzones(m, q, ctx, t, id);
@@ -442,14 +447,18 @@ stats_memory_read(struct stats_memory *m, dtp_query_fn q, void *ctx, struct dtp_
 	/* Until both lists have been read, at each read. */
 	if (m->relist)
 		memset(m->pool_objects, 0, sizeof(m->pool_objects));
-	if (m->relist &&
-		load_names(q, ctx, t, "/mempool/list", "mempools", LOGGED_MEMPOOLS_OVER, &m->logged,
-			m->mempools, &m->nmempools) == 0 &&
-		(!rings ||
-			load_names(q, ctx, t, "/ring/list", "rings", LOGGED_RINGS_OVER, &m->logged,
-				m->rings, &m->nrings) == 0)) {
-		m->relist = false;
-		m->reads = 0;
+	if (m->relist) {
+		/* Each list on its own, as above. */
+		int pools = load_names(q, ctx, t, "/mempool/list", "mempools", LOGGED_MEMPOOLS_OVER,
+			&m->logged, m->mempools, &m->nmempools);
+		int ringl = rings ? load_names(q, ctx, t, "/ring/list", "rings", LOGGED_RINGS_OVER,
+					    &m->logged, m->rings, &m->nrings)
+				  : 0;
+
+		if (pools == 0 && ringl == 0) {
+			m->relist = false;
+			m->reads = 0;
+		}
 	}
 	for (size_t i = 0; i < m->nmempools; i++)
 		read_mempool(m, q, ctx, t, id, i);

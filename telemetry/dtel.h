@@ -34,6 +34,8 @@
  *   -EBUSY         not sent: our own earlier requests on the shared session were still being
  *                  answered when the timeout ran out (the application was answering them)
  *   -EAGAIN        not sent: reconnecting to the shared session's socket is backing off
+ *   -ECONNABORTED  (dtel_shared_query_many) sent, but its reply was never read: an error
+ *                  ended the batch before it, and the connection was closed
  *   -EINVAL        bad argument (command syntax, timeout <= 0, NULL pointer)
  *   -ENOMEM        out of memory
  */
@@ -209,7 +211,8 @@ const struct dtel_greeting *dtel_session_greeting(const struct dtel_session *ses
 /**
  * Send one request (@cmd: "/cmd" or "/cmd,params") and wait up to @timeout_ms (> 0) for its
  * reply, which must be {"/cmd": ...} for the same command. On success fills *ret_reply (release
- * it with dtel_reply_release()). On -ETIMEDOUT, -ECONNRESET, -EPROTO or -EMSGSIZE the
+ * it with dtel_reply_release()). On -ETIMEDOUT, -ECONNRESET, -EPROTO or -EMSGSIZE, and on any
+ * other failure to receive the reply of a request that was sent (-ENOBUFS, -ENOMEM), the
  * connection is closed, since a late or partial reply would be read as the next one's, and
  * every later call returns -ENOTCONN. -ENODATA (null reply) and -EINVAL keep it open.
  */
@@ -238,10 +241,24 @@ struct dtel_shared;
 struct dtel_shared_status {
 	bool connected; /**< a connection is open now */
 	int last_error; /**< 0 after a successful request, else the last failure's error */
-	uint64_t generation; /**< 0 until the first greeting; +1 whenever the greeting's pid changes
-			      */
+	/**
+	 * 0 until the first connection; +1 whenever another process holds the socket: the pid
+	 * SO_PEERCRED gives at connect changed, or the greeting's pid did (compared each with its
+	 * own kind: they differ when the application runs in another pid namespace). A connect
+	 * whose greeting never comes (an application hung or stopped right after it made its
+	 * socket) is enough to see a new process.
+	 */
+	uint64_t generation;
 	uint64_t connects; /**< greetings read so far (reconnects = connects - 1) */
-	struct dtel_greeting greeting; /**< of the current or last connection */
+	/** Of the current or last connection; zeroed while the process of the current generation
+	 * has not greeted yet (its release and limits are not known). */
+	struct dtel_greeting greeting;
+	/** The process of the current generation: its greeting's pid, or until it greets, the pid
+	 * SO_PEERCRED gave at connect; 0 when neither is known. */
+	long owner_pid;
+	/** The pid SO_PEERCRED gave at the last connect (in this process's pid namespace), also
+	 * of one whose greeting never came; 0 when not known. */
+	long peer_pid;
 };
 
 /**
@@ -319,8 +336,11 @@ int dtel_shared_query(
  * when one waits, it sends nothing more, lets the poll go once its requests in flight are
  * answered, then waits for its turn again. For each i, ret_results[i] is what
  * dtel_shared_request() would have returned for cmds[i], and ret_replies[i] is the caller's
- * on 0 (dtel_reply_release()); -ECANCELED: never answered, because the connection ended at
- * an earlier request or its turn did not come back (that one has the error). Returns 0 when
+ * on 0 (dtel_reply_release()); -ECANCELED: never sent, because the connection ended at an
+ * earlier request or its turn did not come back (that one has the error); -ECONNABORTED:
+ * sent, but an error ended the batch at an earlier request before its reply was read.
+ * Whenever replies are left unread the connection is closed (the next request reconnects),
+ * so that a reply is never taken for another request's. Returns 0 when
  * requests went out, else what kept any from going: -EINVAL, -EBUSY, -EAGAIN (backing off),
  * -ETIMEDOUT, or the connect's error (then every result is -ECANCELED).
  */

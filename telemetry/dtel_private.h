@@ -93,12 +93,14 @@ int dtel__many_prepare(const char *const *cmds, size_t n, unsigned int window, i
  * application's telemetry thread reads one request at a time and answers each in order;
  * SOCK_SEQPACKET keeps the requests apart). ret_results[i]: 0 (ret_replies[i] then owned by
  * the caller), -ENODATA, -ENOMEM, or the error that ended the connection for the request it
- * met; -ECANCELED for those after it, never answered or never sent. Each reply must come
- * within @timeout_ms of the moment the application could start on it (its send, or the
- * previous reply). Returns 0, DTEL__YIELDED (@io's yield said so: requests [*ret_sent, n)
- * were not sent, every one before is answered), or the error that ended the connection
- * (closed then: no reply of ours is left in flight on a connection that stays open);
- * *ret_sent: how many requests went out (0 with -ECONNRESET: none ran). @io may be NULL.
+ * met; -ECONNABORTED for those sent after it (their replies never read), -ECANCELED for
+ * those never sent. Each reply must come within @timeout_ms of the moment the application
+ * could start on it (its send, or the previous reply). Returns 0, DTEL__YIELDED (@io's
+ * yield said so: requests [*ret_sent, n) were not sent, every one before is answered), or
+ * the error that ended the batch; the connection is dropped when that error ends it or
+ * when replies are still to come (no reply of ours is left in flight on a connection that
+ * stays open); *ret_sent: how many requests went out (0 with -ECONNRESET: none ran). @io
+ * may be NULL.
  */
 int dtel__session_query_many(struct dtel_session *s, const char *const *cmds, size_t n,
 	unsigned int window, int timeout_ms, struct dtel_reply *ret_replies, int *ret_results,
@@ -126,8 +128,13 @@ void dtel__session_peer(const struct dtel_session *s, long *ret_pid, uint64_t *r
 /** False once an error closed the session's connection (it is of no more use). */
 bool dtel__session_is_open(const struct dtel_session *s);
 
-/** Open with an absolute CLOCK_MONOTONIC deadline instead of a timeout. */
-int dtel__session_open_until(const char *path, uint64_t deadline_ns, struct dtel_session **ret);
+/**
+ * Open with an absolute CLOCK_MONOTONIC deadline instead of a timeout. Once connected,
+ * *ret_peer_pid (when not NULL) gets the pid of the process listening on the socket
+ * (SO_PEERCRED, 0: unknown), also when its greeting then never comes.
+ */
+int dtel__session_open_until(
+	const char *path, uint64_t deadline_ns, struct dtel_session **ret, long *ret_peer_pid);
 
 /**
  * Make a session of an already connected SOCK_SEQPACKET socket (takes ownership of @fd, also

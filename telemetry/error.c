@@ -38,6 +38,9 @@ dtel_strerror(int err)
 		return "another request on this socket did not finish within the timeout";
 	case -EAGAIN:
 		return "not sent: reconnecting is backing off after a refused connect";
+	case -ECONNABORTED:
+		return "sent, but its reply was never read: an earlier request of the batch failed "
+		       "and the connection was closed";
 	case -ENOTCONN:
 		return "session closed after an earlier error";
 	case -EINVAL:

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The strict, allocation-free JSON walker (see json.h). */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -337,7 +338,9 @@ dtel__json_double(const struct dtel__jtok *t, double *ret)
 	memcpy(buf, t->p, t->len);
 	buf[t->len] = '\0';
 	*ret = strtod(buf, &end);
-	return *end == '\0';
+	/* 1e400 is valid JSON, and strtod() makes it infinite: no value a collector can store
+	 * (a gauge of inf), so it is refused as integers beyond 64 bits are. */
+	return *end == '\0' && isfinite(*ret);
 }
 
 static unsigned int

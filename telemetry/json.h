@@ -65,7 +65,7 @@ int dtel__json_walk(const char *buf, size_t len, dtel__jvisit_t visit, void *ctx
 bool dtel__json_u64(const struct dtel__jtok *t, uint64_t *ret);
 /** An integer in [min, max] written without fraction or exponent. */
 bool dtel__json_int(const struct dtel__jtok *t, int64_t min, int64_t max, int64_t *ret);
-/** Any number, as a double. */
+/** Any number, as a double; false for one beyond a double's range (1e400 is not infinity). */
 bool dtel__json_double(const struct dtel__jtok *t, double *ret);
 /**
  * Decode string (or key) bytes p[0..len) into buf (NUL-terminated). Returns the length, or -1

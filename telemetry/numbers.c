@@ -230,7 +230,9 @@ numbers_visit(void *ctx, const struct dtel__jframe *path, int depth, const struc
 	else if (strpbrk_n(t->p, t->len, ".eE") && dtel__json_double(t, &e->v.d))
 		e->type = DTEL_VALUE_DOUBLE;
 	else {
-		c->r.nb_invalid++; /* an integer beyond 64 bits: no exact value to give */
+		/* an integer beyond 64 bits (no exact value to give), or a number beyond a
+		 * double's range (1e400: no finite one) */
+		c->r.nb_invalid++;
 		return 0;
 	}
 	c->r.n++;

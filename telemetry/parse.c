@@ -981,7 +981,7 @@ dict_scalar(struct dtel_entry *e, const struct dtel__jtok *t, bool *ok)
 		else if (dtel__json_double(t, &e->v.d))
 			e->type = DTEL_VALUE_DOUBLE;
 		else
-			*ok = false; /* an integer beyond 64 bits */
+			*ok = false; /* an integer beyond 64 bits, or beyond a double's range */
 		break;
 	}
 }

@@ -120,6 +120,9 @@ struct dtel_shared {
 	uint64_t load_ns[LOAD_SECONDS]; /* service time in each of the last seconds */
 	uint64_t load_sec; /* the second load_ns[load_sec % LOAD_SECONDS] is of */
 	struct dtel_shared_class *classes;
+	/* The process of the current generation, as SO_PEERCRED and its greeting name it (0:
+	 * not known yet), under state_lock: see note_owner_locked(). */
+	long gen_peer, gen_greet;
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -291,19 +294,64 @@ find_server_thread(struct dtel_shared *sh)
 	sh->est_ns = 0;
 }
 
+/*
+ * Which process holds the socket: the pid SO_PEERCRED gave at connect (@peer, 0: not known)
+ * and, when it greeted, the greeting's (@greeting NULL: connected, but no greeting came: an
+ * application that hangs, or was stopped, right after it made its socket). A new process
+ * starts a new generation: a peer pid other than the generation's, or a greeting pid other
+ * than the generation's greeting. The two are compared each with its own kind, because
+ * they differ when the application runs in another pid namespace (the greeting has its own
+ * getpid()). A generation begun without a greeting takes the one that comes later as its
+ * own. Under state_lock.
+ */
 static void
-note_connect(struct dtel_shared *sh)
+note_owner_locked(struct dtel_shared *sh, long peer, const struct dtel_greeting *greeting)
 {
-	const struct dtel_greeting *g = dtel_session_greeting(sh->session);
+	struct dtel_shared_status *st = &sh->status;
+	long greet = greeting != NULL ? greeting->pid : 0;
+	bool new_gen = st->generation == 0 ||
+		(peer != 0 && sh->gen_peer != 0 && peer != sh->gen_peer) ||
+		(greet != 0 && sh->gen_greet != 0 && greet != sh->gen_greet);
 
+	if (peer != 0)
+		st->peer_pid = peer;
+	if (new_gen) {
+		st->generation++;
+		sh->gen_peer = peer;
+		sh->gen_greet = greet;
+		/* Not this process's: its release and limits are not known until it greets. */
+		if (greeting == NULL)
+			memset(&st->greeting, 0, sizeof(st->greeting));
+	} else {
+		if (peer != 0)
+			sh->gen_peer = peer;
+		if (greet != 0)
+			sh->gen_greet = greet;
+	}
+	if (greeting != NULL)
+		st->greeting = *greeting;
+	st->owner_pid = sh->gen_greet != 0 ? sh->gen_greet : sh->gen_peer;
+}
+
+static void
+note_connect(struct dtel_shared *sh, long peer)
+{
 	find_server_thread(sh);
 	pthread_mutex_lock(&sh->state_lock);
-	/* A new pid is a new application: the one place a restart is seen for sure. */
-	if (sh->status.connects == 0 || sh->status.greeting.pid != g->pid)
-		sh->status.generation++;
+	note_owner_locked(sh, peer, dtel_session_greeting(sh->session));
 	sh->status.connects++;
-	sh->status.greeting = *g;
 	sh->status.connected = true;
+	pthread_mutex_unlock(&sh->state_lock);
+}
+
+/* Connected, but the greeting never came (or was not one): still, the socket's owner. */
+static void
+note_ungreeted(struct dtel_shared *sh, long peer)
+{
+	if (peer == 0)
+		return;
+	pthread_mutex_lock(&sh->state_lock);
+	note_owner_locked(sh, peer, NULL);
 	pthread_mutex_unlock(&sh->state_lock);
 }
 
@@ -329,6 +377,7 @@ static int
 ensure_connected(struct dtel_shared *sh, uint64_t deadline_ns)
 {
 	struct sock_id now;
+	long peer = 0;
 	bool wait;
 	int ret;
 
@@ -344,11 +393,14 @@ ensure_connected(struct dtel_shared *sh, uint64_t deadline_ns)
 		return -EAGAIN;
 	/* Waiting for the greeting is waiting for the application. */
 	__atomic_store_n(&sh->serving_since_ns, dtel__now_ns(), __ATOMIC_RELAXED);
-	ret = dtel__session_open_until(sh->path, deadline_ns, &sh->session);
+	ret = dtel__session_open_until(sh->path, deadline_ns, &sh->session, &peer);
 	__atomic_store_n(&sh->serving_since_ns, 0, __ATOMIC_RELAXED);
-	if (ret == 0)
-		note_connect(sh);
-	else if (connect_refused(ret))
+	if (ret == 0) {
+		note_connect(sh, peer);
+		return 0;
+	}
+	note_ungreeted(sh, peer);
+	if (connect_refused(ret))
 		note_refused(sh);
 	return ret;
 }
@@ -642,6 +694,7 @@ owner_attempts(struct dtel_shared *sh, int timeout_ms, attempt_fn fn, void *ctx,
 		if (ret < 0)
 			break;
 		ret = fn(sh->session, timeout_ms, ctx, ret_sent, io);
+		/* Also a connection the session dropped for replies still to come on it. */
 		if (dtel__error_closes(ret) || !dtel__session_is_open(sh->session))
 			close_session(sh);
 		if (ret == -ECONNRESET && !*ret_sent && attempt == 0)

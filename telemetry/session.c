@@ -38,6 +38,20 @@ struct dtel_session {
 	int io_timeout_ms; /* SO_RCVTIMEO / SO_SNDTIMEO now set on fd; 0: none yet */
 };
 
+/* The pid of the process at the other end of a connected socket: SO_PEERCRED, the
+ * credentials of the process that called listen() (the application), in this process's pid
+ * namespace; 0 when that cannot be told. */
+static long
+peer_pid(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || len != sizeof(cred))
+		return 0;
+	return cred.pid;
+}
+
 bool
 dtel__error_closes(int err)
 {
@@ -273,7 +287,8 @@ fail:
 }
 
 int
-dtel__session_open_until(const char *path, uint64_t deadline_ns, struct dtel_session **ret)
+dtel__session_open_until(
+	const char *path, uint64_t deadline_ns, struct dtel_session **ret, long *ret_peer_pid)
 {
 	uint64_t opened = dtel__boottime_ns();
 	int fd = -1, r;
@@ -281,6 +296,9 @@ dtel__session_open_until(const char *path, uint64_t deadline_ns, struct dtel_ses
 	r = open_socket(path, deadline_ns, &fd);
 	if (r < 0)
 		return r;
+	/* Known before the greeting, which a hung application never sends. */
+	if (ret_peer_pid != NULL)
+		*ret_peer_pid = peer_pid(fd);
 	return session_start(fd, opened, deadline_ns, ret);
 }
 
@@ -304,7 +322,7 @@ dtel_session_open(const char *path, int timeout_ms, struct dtel_session **ret_se
 	if (timeout_ms <= 0 || ret_session == NULL)
 		return -EINVAL;
 	return dtel__session_open_until(
-		path, dtel__now_ns() + (uint64_t)timeout_ms * 1000000u, ret_session);
+		path, dtel__now_ns() + (uint64_t)timeout_ms * 1000000u, ret_session, NULL);
 }
 
 void
@@ -493,7 +511,8 @@ dtel__session_query(struct dtel_session *s, const char *cmd, int timeout_ms,
 	io_serving(io, 0);
 	if (n < 0) {
 		ret = (int)n;
-		/* Whatever the error, a reply may still come: the connection is not reused. */
+		/* Whatever the error, a reply may still come (a timeout, or a failure such as
+		 * ENOBUFS that ends nothing by itself): the connection is not reused. */
 		drop_connection(s);
 		goto out;
 	}
@@ -701,11 +720,18 @@ dtel__session_query_many(struct dtel_session *s, const char *const *cmds, size_t
 	ret = many_run(&m, timeout_ms);
 	io_serving(io, 0);
 	*ret_sent = m.sent;
+	if (ret >= 0)
+		return ret; /* 0, or DTEL__YIELDED: every request sent was answered */
 	/* The request that was waiting for its reply, or that could not be sent. */
-	if (ret < 0 && m.got < n)
+	if (m.got < n)
 		ret_results[m.got] = ret;
-	/* Replies still in flight would answer the next requests: the connection goes. */
-	if (dtel__error_closes(ret) || (ret < 0 && m.sent > m.got))
+	/* Sent after it, their replies never read: the connection goes with them (below). */
+	for (size_t i = m.got + 1; i < m.sent; i++)
+		ret_results[i] = -ECONNABORTED;
+	/* Replies still to come (also after an error that ends nothing by itself, such as
+	 * ENOBUFS from sendmmsg()): read later, each would be taken for another request's, and
+	 * DPDK's replies do not name their port. */
+	if (dtel__error_closes(ret) || m.sent > m.got)
 		drop_connection(s);
 	return ret;
 }

@@ -81,6 +81,13 @@ dtp_batch_end(void)
 	nheld = 0;
 }
 
+void
+dtp_batch_cancel(void)
+{
+	holding = false;
+	nheld = 0;
+}
+
 /* A free slot in the held-back list, or NULL (not holding, or no memory: dispatch now). */
 static struct held *
 hold_slot(void)

@@ -229,7 +229,7 @@ struct dtp_target {
 	int down_logged; /* the error the current outage was last logged with; 0: none */
 	uint64_t generation; /* the shared session's generation last seen */
 	uint64_t connects; /* the shared session's connect count last seen */
-	long pid;
+	long pid; /* of the process that holds the socket (dtp_target_restarted()); 0: unknown */
 	int dpdk_version; /* dtel_dpdk_version() of the greeting's version; -EINVAL: unknown */
 	char dpdk_release[DTEL_STRING_MAX]; /* the greeting's version without "DPDK " */
 	unsigned long long start_ticks; /* when pid started (/proc), 0: unknown */
@@ -284,8 +284,10 @@ int dtp_query(struct dtp_target *t, const char *cmd, struct dtel_reply *ret);
  * dtp_query() of @n requests at once (dtel_shared_request_many(): a batch of reads yields to
  * polls between its requests): ret_results[i] and ret[i] are what dtp_query() would have
  * given for cmds[i], and counted as it counts them (when none could be sent, the first has
- * the error: -EAGAIN, -EBUSY, the connect's); -ECANCELED: never answered (the connection
- * ended at an earlier one, or the batch's turn did not come back), not counted. Returns 0.
+ * the error: -EAGAIN, -EBUSY, the connect's); -ECANCELED: never sent (the connection ended
+ * at an earlier one, or the batch's turn did not come back), not counted; -ECONNABORTED:
+ * sent, but its reply was left unread on a connection closed for it, counted sent and
+ * discarded. Returns 0.
  */
 int dtp_query_many(struct dtp_target *t, const char *const *cmds, size_t n, struct dtel_reply *ret,
 	int *ret_results);
@@ -299,17 +301,22 @@ int dtp_query_many(struct dtp_target *t, const char *const *cmds, size_t n, stru
 void dtp_bad_reply(struct dtp_target *t, const char *what, int err, uint64_t n);
 
 /**
- * After a successful request: whether the application restarted since the last call (the
- * greeting's pid changed). *ret_old_pid gets the previous pid. Also counts reconnects and
- * sets t->dpdk_version from the greeting (an upgrade is a restart).
+ * Whether another process holds the socket since the last call (a restart: the shared
+ * session's generation changed, see struct dtel_shared_status), answered or not: a process
+ * that hangs right after it made its socket never greets, and SO_PEERCRED names it at
+ * connect. *ret_old_pid gets the previous pid (0: never known). Takes the new process's pid
+ * into t->pid (its greeting's, or SO_PEERCRED's until it greets; its start time read from
+ * /proc once per pid), counts reconnects and sets t->dpdk_version from the greeting (an
+ * upgrade is a restart; unknown until the new process greets).
  */
 bool dtp_target_restarted(struct dtp_target *t, long *ret_old_pid);
 
 /**
- * Whether the process that last greeted the target has surely exited: its pid is no longer
- * in /proc, or belongs to a process with another start time (a reused pid). False while it
- * runs and when that cannot be told (never answered; another pid namespace). The pid and
- * its start time are taken by dtp_target_restarted().
+ * Whether the process that holds the socket, as dtp_target_restarted() last saw it, has
+ * surely exited: its pid is no longer in /proc, or belongs to a process with another start
+ * time (a reused pid). False while it runs and when that cannot be told (never reached;
+ * another pid namespace). Reads /proc: call it when a poll went unanswered, not at every
+ * poll.
  */
 bool dtp_target_exited(const struct dtp_target *t);
 
@@ -345,9 +352,11 @@ bool dtp_target_young(struct dtp_target *t);
  * further application on the prefix (dpdk_telemetry.v2:N) the prefix, '_' and @app, the
  * program name of the application listening there (dtp_socket_app()), so that the name
  * follows the application rather than the order they started in; "_N" when @app is NULL
- * or empty (not known). A '_' replaces the last '.' of a name that would read as a port or
- * lcore of another instance (dtp_name_ambiguous()). Cut to @size;
- * dtp_instances_discover() makes it unique.
+ * or empty (not known). Every character a configured <Instance> name may not have (other
+ * than letters, digits, '_', '-' and '.': a space, a quote, a newline of a file prefix)
+ * becomes '_', and a '_' replaces the last '.' of a name that would read as a port or lcore
+ * of another instance (dtp_name_ambiguous()). Cut to @size; dtp_instances_discover() makes
+ * it unique.
  */
 void dtp_discovered_name(
 	const struct dtel_socket_info *si, const char *app, char *buf, size_t size);
@@ -580,6 +589,9 @@ int dtp_gauge(const struct dtp_id *id, const char *type, const char *type_instan
 void dtp_batch_begin(void);
 /** Dispatch what was held back since dtp_batch_begin() and stop holding. */
 void dtp_batch_end(void);
+/** Drop what was held back since dtp_batch_begin() and stop holding (a read that starts
+ * over: its values would go out twice with one time, and collectd refuses the second). */
+void dtp_batch_cancel(void);
 
 /** Meta data of a notification (docs/metrics.md): unset fields are left out. */
 struct dtp_meta {

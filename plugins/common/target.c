@@ -151,6 +151,12 @@ static int
 account(struct dtp_target *t, const char *cmd, int r, const struct dtel_reply *reply)
 {
 	t->sent++;
+	/* Sent in a batch that an error ended before its reply came: the reply was left unread
+	 * on a connection closed for it (so that it is never taken for another's). */
+	if (r == -ECONNABORTED) {
+		t->discarded++;
+		return r;
+	}
 	if (r == 0) {
 		note_up(t);
 		if (reply->flags & DTEL_F_NEAR_LIMIT)
@@ -287,6 +293,17 @@ release_of(const char *version)
 	return strncmp(version, "DPDK ", 5) == 0 ? version + 5 : version;
 }
 
+/* Follow the process that holds the socket now: its start time is read from /proc once, when
+ * the pid changes (not at each poll). */
+static void
+follow_owner(struct dtp_target *t, long pid)
+{
+	if (pid == t->pid)
+		return;
+	t->pid = pid;
+	t->start_ticks = proc_start_ticks(pid);
+}
+
 bool
 dtp_target_restarted(struct dtp_target *t, long *ret_old_pid)
 {
@@ -305,9 +322,8 @@ dtp_target_restarted(struct dtp_target *t, long *ret_old_pid)
 		t->bad_reply_logged = false; /* a new process: its first bad reply is news */
 	}
 	t->generation = st.generation;
-	if (t->pid != st.greeting.pid || t->start_ticks == 0)
-		t->start_ticks = proc_start_ticks(st.greeting.pid);
-	t->pid = st.greeting.pid;
+	follow_owner(t, st.owner_pid);
+	/* "" and unknown while the process of this generation has not greeted yet. */
 	t->dpdk_version = dtel_dpdk_version(st.greeting.version);
 	snprintf(t->dpdk_release, sizeof(t->dpdk_release), "%.*s", (int)sizeof(t->dpdk_release) - 1,
 		release_of(st.greeting.version));
@@ -368,6 +384,12 @@ dtp_discovered_name(const struct dtel_socket_info *si, const char *app, char *bu
 		snprintf(buf, size, "%s_%s", si->prefix, app);
 	else
 		snprintf(buf, size, "%s_%u", si->prefix, si->index);
+	/* As a configured <Instance> name must be (conf.c valid_name()): the name goes into
+	 * plugin_instance, csv file names and Prometheus labels; a file prefix can hold a
+	 * space, a quote or a newline. */
+	for (char *c = buf; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-' && *c != '.')
+			*c = '_';
 	if (dtp_name_ambiguous(buf))
 		*strrchr(buf, '.') = '_';
 }
@@ -381,10 +403,10 @@ dtp_target_uptime(struct dtp_target *t)
 	dtel_shared_status(t->sh, &st);
 	if (st.connects == 0)
 		return -1;
-	if (st.connects != t->up_connects || st.greeting.pid != t->up_pid) {
+	if (st.connects != t->up_connects || st.owner_pid != t->up_pid) {
 		t->up_connects = st.connects;
-		t->up_pid = st.greeting.pid;
-		t->up_start = proc_start_ticks(st.greeting.pid);
+		t->up_pid = st.owner_pid;
+		t->up_start = proc_start_ticks(st.owner_pid);
 	}
 	if (t->up_start == 0 || clock_gettime(CLOCK_BOOTTIME, &now) != 0)
 		return -1;

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from helpers import dpdk, sanitizers  # noqa: E402
+from helpers import collectd as collectd_helper, dpdk, sanitizers  # noqa: E402
 
 BUILD = os.environ.get('DTEL_BUILD_DIR', os.path.join(os.path.dirname(__file__), '../../build'))
 SOURCE = os.environ.get('DTEL_SOURCE_DIR', os.path.join(os.path.dirname(__file__), '../..'))
@@ -98,6 +98,31 @@ def no_sanitizer_reports_at_exit():
     yield
     if sanitizers.enabled():
         _fail_on_reports('at the end of the run')
+
+
+def _fail_on_values_too_old(when):
+    found = collectd_helper.take_values_too_old()
+    if found:
+        lines = [f'{log}: {line}' for log, too_old in found for line in too_old[:10]]
+        pytest.fail(f'collectd refused values as older than the last of their identifier '
+                    f'{when} ("Value too old": out of time order, or two values of one '
+                    f'identifier so close that its write threads stored them in either '
+                    f'order):\n' + '\n'.join(lines), pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def no_values_too_old():
+    """A real collectd stopped during a test that logged "uc_update: Value too old" fails
+    that test (helpers/collectd.py take_values_too_old())."""
+    yield
+    _fail_on_values_too_old('during this test')
+
+
+@pytest.fixture(scope='session', autouse=True)
+def no_values_too_old_at_exit():
+    """... and one of a module fixture, stopped when its module ends, fails the run."""
+    yield
+    _fail_on_values_too_old('in a collectd of a module fixture')
 
 
 @pytest.fixture(scope='session')

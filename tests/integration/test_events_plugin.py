@@ -8,6 +8,7 @@ import tempfile
 import time
 
 import pytest
+import yaml
 
 from helpers import dpdk, threads
 from helpers.collectd import Collectd
@@ -361,3 +362,132 @@ def test_third_party_lcore_stall(cycles_set, build_dir, dpdk_release):
     busy = wait_until(lambda: cd.getval('dpdktel_events-pmd.lcore2/percent-busy'), 10,
                       'busy percent of lcore 2')
     assert 50 < busy['value'] <= 100, busy
+
+
+# A restart into a hung process; link_changes across a main-lcore stall ---------------------
+
+def listening(path):
+    """Whether a process listens on the Unix socket at `path` (/proc/net/unix: flag
+    __SO_ACCEPTCON, 0x10000, of a listening socket), not only bound it."""
+    with open('/proc/net/unix') as f:
+        for line in f.readlines()[1:]:
+            fields = line.split()
+            if len(fields) >= 8 and fields[7] == path and int(fields[3], 16) & 0x10000:
+                return True
+    return False
+
+
+def restart_stopped(app, timeout=30):
+    """Start `app` again (same command line, same socket) and SIGSTOP it the moment its
+    telemetry socket listens: a process that hangs right after its EAL made the socket (it
+    never greets). DpdkApp.stop() ends it later, stopped or not."""
+    app.proc = subprocess.Popen(app.argv, stdin=subprocess.DEVNULL, stdout=app.log_file,
+                                stderr=subprocess.STDOUT, env=app.env, start_new_session=True)
+    wait_until(lambda: app._check_alive() and listening(app.socket), timeout,
+               f'{app.socket} listening', interval=0.001)
+    os.kill(app.pid, signal.SIGSTOP)
+
+
+def test_restart_into_hung_process(alone, build_dir, source_dir, fwd_bin):
+    """dpdktel-fwd restarts into a process that stops right after its socket appears (collectd
+    is stopped meanwhile, so that no poll reaches the new process before it hangs): the
+    plugin says "restarted (pid A → B)", then "not responding (pid B alive, ...)" (SO_PEERCRED
+    names B: it never greets), never "is gone"; B answers again once it runs. Before: the
+    unanswered polls were judged by A, which had exited: "is gone (stale socket)" while B
+    listened there."""
+    app = dpdk.fwd(fwd_bin, app_args=['--idle-sleep-us', '100'])
+    with app, Collectd(build_dir, source_dir, events_config(app.socket),
+                       ours=('dpdktel_events',)) as cd:
+        wait_until(lambda: cd.getval('dpdktel_events-tap/up') == {'value': 1.0}, 10, 'up 1')
+        old = app.pid
+        os.kill(cd.pid, signal.SIGSTOP)
+        try:
+            app.stop()
+            restart_stopped(app)
+        finally:
+            os.kill(cd.pid, signal.SIGCONT)
+        n = wait_note(cd, f'DPDK application tap restarted (pid {old} → {app.pid})')
+        assert n['severity'] == 'WARNING'
+        n = wait_note(cd, 'DPDK application tap is not responding')
+        assert n['severity'] == 'FAILURE'
+        assert f'(pid {app.pid} alive, no reply for ' in n['message'], n['message']
+        msgs = [m['message'] for m in notes(cd)]
+        assert msgs.index(next(m for m in msgs if 'restarted' in m)) < \
+            msgs.index(next(m for m in msgs if 'not responding' in m)), msgs
+        os.kill(app.pid, signal.SIGCONT)
+        wait_note(cd, 'DPDK application tap answers again after')
+        msgs = [m['message'] for m in notes(cd)]
+        assert not any('is gone' in m or 'pid 0' in m for m in msgs), (msgs, cd.log())
+
+
+def promtool_alerts(series, alertname, eval_s, rules):
+    """Whether `alertname` of `rules` fires at `eval_s` on `series` ({selector: [value per
+    second]}), by promtool test rules: 0 when it does not (the test's expectation of no
+    alert holds), else the failure promtool reports."""
+    test = {'rule_files': [rules], 'evaluation_interval': '1s',
+            'tests': [{'interval': '1s',
+                       'input_series': [{'series': sel, 'values': ' '.join(map(str, vals))}
+                                        for sel, vals in series.items()],
+                       'alert_rule_test': [{'eval_time': f'{eval_s}s', 'alertname': alertname,
+                                            'exp_alerts': []}]}]}
+    with tempfile.NamedTemporaryFile('w', suffix='.yml', delete=False) as f:
+        yaml.safe_dump(test, f)
+    try:
+        p = subprocess.run(['promtool', 'test', 'rules', f.name], capture_output=True,
+                           text=True, timeout=60)
+    finally:
+        os.unlink(f.name)
+    return 0 if p.returncode == 0 else p.stdout + p.stderr
+
+
+def per_second(rows, t0, t1):
+    """The last value at each whole second from t0 to t1 of csv rows [(t, [v])]."""
+    out, i, last = [], 0, rows[0][1][0]
+    for s in range(int(t1 - t0) + 1):
+        while i < len(rows) and rows[i][0] <= t0 + s:
+            last = rows[i][1][0]
+            i += 1
+        out.append(int(last))
+    return out
+
+
+def test_link_changes_never_go_back_across_a_main_lcore_stall(alone, build_dir, source_dir,
+                                                              fwd_bin):
+    """dpdktel-fwd counts 2 link changes of port 1; its main lcore then stalls (--fault
+    main-stall) and the link goes down and up meanwhile: the plugin reads those from
+    /ethdev/link_status and counts them (+4), the forwarder's counter misses them (+2 when it
+    is back). link_changes never goes back (+4 stays), and DpdkLinkFlapping (increase over
+    10 min >= 5), evaluated by promtool on the series collectd stored, does not fire for 4
+    changes. Before: 2 → 3 → 4 → 2, a counter reset to Prometheus, and the alert fired (2 +
+    2 + 2 = 6). FlapThreshold 1000: the plugin's own flap detector is not what is tested."""
+    app, ifaces = fwd_taps(fwd_bin, 'k', ['--fault', 'main-stall:10000:5000'])
+    ident = 'dpdktel_events-tap.port1/link_changes'
+    rules = os.path.join(source_dir, 'grafana', 'prometheus', 'dpdktel.rules.yml')
+    with app, Collectd(build_dir, source_dir, events_config(app.socket, '  FlapThreshold 1000\n'),
+                       ours=('dpdktel_events',)) as cd:
+        start, (c0,) = cd.wait_value(ident, what='link_changes of port 1')
+        for state, word in (('down', 'Link down on tap port 1'), ('up', 'Link up on tap port 1')):
+            ip_link(ifaces[1], state)
+            wait_note(cd, word)
+        cd.wait_value(ident, lambda row: row[1][0] == c0 + 2, what='the forwarder counted 2')
+        wait_note(cd, 'main lcore 0 of tap stalled', timeout=15)
+        for state, word in (('down', 'Link down on tap port 1'), ('up', 'Link up on tap port 1')):
+            ip_link(ifaces[1], state)
+            wait_until(lambda: sum(word in n['message'] for n in notes(cd)) == 2, 5,
+                       f'the second "{word}"')
+        assert not [n for n in notes(cd) if 'checks the links again' in n['message']], \
+            'the stall ended before the second down and up: this test saw nothing'
+        wait_note(cd, 'main lcore 0 of tap checks the links again', timeout=15)
+        end = time.time()
+        cd.wait_value(ident, lambda row: row[0] > end + 2, what='values after the stall')
+        rows = cd.csv(ident)
+    values = [v[0] for _, v in rows]
+    assert values == sorted(values), f'link_changes went back: {values}'
+    assert values[-1] == c0 + 4, values
+    series = per_second(rows, start, rows[-1][0])
+    sel = ('collectd_dpdktel_events_link_changes_total{job="dpdktel",instance="h:9103",'
+           'dpdk_instance="tap",port="1"}')
+    flapping = sel.replace('link_changes_total', 'link_flapping')
+    got = promtool_alerts({sel: series, flapping: [0] * len(series)}, 'DpdkLinkFlapping',
+                          len(series) - 1, rules)
+    assert got == 0, f'DpdkLinkFlapping fired on {series}:\n{got}'

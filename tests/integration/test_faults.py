@@ -30,8 +30,10 @@ EVENTS_TIMEOUT = 0.2
 # Instance-level values: the only identifiers a sick instance may have.
 HEALTH = {'up', 'telemetry_requests-sent', 'telemetry_requests-failed',
           'telemetry_requests-truncated', 'telemetry_requests-invalid',
-          'telemetry_requests-discarded', 'reconnects', 'restarts', 'duration-read', 'uptime',
-          'not_responding'}
+          'telemetry_requests-discarded', 'telemetry_requests-queued',
+          'telemetry_requests-deferred', 'reconnects', 'restarts', 'duration-read', 'uptime',
+          'not_responding', 'app_load', 'app_load-budget', 'poll_interval-read',
+          'poll_interval-link', 'poll_interval-lcore'}
 
 
 def instances(paths):
@@ -125,7 +127,10 @@ def test_forwarder_killed_and_restarted_20_times(build_dir, source_dir, fwd_bin)
             app.start()
             ready = time.time()
             # Every value resumes at the first read after the forwarder is back: no read
-            # after that shows it missing.
+            # after that shows it missing. dpdktel_events sends the values of a port, lcore
+            # or instance at most once per half interval, from a poll or from a read
+            # (docs/dpdktel_events.md, "One identifier, one time order"): a read that comes
+            # less than that after the first poll's values skips them.
             for ident, ok in (('dpdktel_stats-f/up', lambda r: r[1] == [1]),
                               ('dpdktel_stats-f.port0/if_packets', lambda r: True),
                               ('dpdktel_stats-f.lcore1/lcore_packets', lambda r: True),
@@ -135,7 +140,8 @@ def test_forwarder_killed_and_restarted_20_times(build_dir, source_dir, fwd_bin)
                 row = cd.wait_value(ident, lambda r: r[0] > ready, timeout=10,
                                     what=f'{ident} after restart {i + 1}')
                 assert ok(row), (ident, row, i)
-                assert row[0] <= ready + INTERVAL + 0.1, (
+                late = INTERVAL / 2 if ident.startswith('dpdktel_events') else 0
+                assert row[0] <= ready + INTERVAL + late + 0.1, (
                     f'{ident} resumed {row[0] - ready:.3f} s after restart {i + 1}')
             wait_until(lambda: f'DPDK application f restarted (pid {old} → {app.pid})' in
                        messages(cd, 'dpdktel_stats'), 5, f'stats restart warning {i + 1}')

@@ -7,11 +7,13 @@ restarts it runs last.
 """
 import json
 import subprocess
+import time
 
 import pytest
 
 from helpers import dpdk, ovs
 from helpers.collectd import Collectd
+from helpers.telemetry import Client
 from helpers.wait import wait_until
 
 pytestmark = pytest.mark.skipif(bool(ovs.available()), reason=ovs.available() or 'available')
@@ -127,6 +129,75 @@ def test_plugins_read_ovs_counters_and_links(sw, build_dir, source_dir):
         # OVS has no lcore data a monitor can read (PMD threads are not EAL lcores).
         assert 'only its links are watched' in cd.log()
         assert not [m for m in notes(cd) if 'port 0' in m['message']]
+
+
+def ovs_info(sw, port):
+    with Client(sw.socket) as c:
+        return c.query(f'/ethdev/info,{port}')
+
+
+def ovs_ports(sw):
+    with Client(sw.socket) as c:
+        return c.query('/ethdev/list')
+
+
+def first_read_after(cd, ident, t, timeout=15):
+    cd.wait_value(ident, lambda row: row[0] > t, timeout=timeout, what=f'{ident} after {t:.3f}')
+    return next(row for row in cd.csv(ident) if row[0] > t)
+
+
+def test_port_facts_follow_ovs_reconfiguration(sw, build_dir, source_dir):
+    """Open vSwitch changes its ports while it runs (ovs-vsctl): a net_null port's n_rxq
+    (1 → 3), a port's mtu_request (1500 → 1400), a port deleted and another added on another
+    device, which takes the freed port id. dpdktel_stats follows: port_queues in the first
+    read after OVS applied it (the xstats names changed), port_mtu within PortInfoInterval
+    (1 s here: an MTU changes nothing else a read can see), port_info of the new device in
+    the first read after, the old one dispatched no more. Before: /ethdev/info once per
+    process (1 queue, MTU 1500 and net_null5 for ever). net_null, not net_tap, for the
+    queues: net_tap wants as many rx as tx queues, and OVS sets the tx ones itself."""
+    sw.vsctl('add-port', 'br0', 'dpdk-n0', '--', 'set', 'Interface', 'dpdk-n0', 'type=dpdk',
+             'options:dpdk-devargs=net_null5', 'options:n_rxq=1')
+    try:
+        port = wait_until(lambda: [p for p in ovs_ports(sw) if
+                                   ovs_info(sw, p)['name'] == 'net_null5'], 20,
+                          'net_null5 in OVS')[0]
+        conf = ('LoadPlugin dpdktel_stats\n<Plugin dpdktel_stats>\n  PortInfoInterval 1\n'
+                f'  <Instance "ovs">\n    SocketPath "{sw.socket}"\n  </Instance>\n</Plugin>\n')
+        with Collectd(build_dir, source_dir, conf, interval=0.5) as cd:
+            base = 'dpdktel_stats-ovs'
+            queues = f'{base}.port{port}/port_queues'
+            cd.wait_value(queues, lambda r: r[1][0] == 1, what='1 rx queue of net_null5')
+            sw.vsctl('set', 'Interface', 'dpdk-n0', 'options:n_rxq=3')
+            wait_until(lambda: ovs_info(sw, port)['nb_rx_queues'] == 3, 20, 'OVS: n_rxq 3')
+            done = time.time()
+            assert first_read_after(cd, queues, done)[1][0] == 3
+
+            sw.vsctl('set', 'Interface', 'dpdk-p1', 'mtu_request=1400')
+            wait_until(lambda: ovs_info(sw, 1)['mtu'] == 1400, 20, 'OVS: MTU 1400 on port 1')
+            cd.wait_value(f'{base}.port1/port_mtu', lambda r: r[1] == [1400], timeout=5,
+                          what='port_mtu 1400 within PortInfoInterval')
+
+            old = ovs_info(sw, port)
+            sw.vsctl('del-port', 'br0', 'dpdk-n0')
+            wait_until(lambda: port not in ovs_ports(sw), 20, 'OVS: net_null5 gone')
+            sw.vsctl('add-port', 'br0', 'dpdk-n1', '--', 'set', 'Interface', 'dpdk-n1',
+                     'type=dpdk', 'options:dpdk-devargs=net_null6')
+            wait_until(lambda: port in ovs_ports(sw) and
+                       ovs_info(sw, port)['name'] == 'net_null6', 20, 'OVS: net_null6')
+            done = time.time()
+            new = ovs_info(sw, port)
+            ti = f"net_null6,net_null,{new['mac_addr']},{new['numa_node']}"
+            first_read_after(cd, f'{base}.port{port}/port_info-{ti}', done)
+            old_ti = f"net_null5,net_null,{old['mac_addr']},{old['numa_node']}"
+            later = first_read_after(cd, f'{base}.port0/port_queues', done)[0] + 1
+            cd.wait_value(f'{base}.port0/port_queues', lambda r: r[0] > later)
+            assert not [r for r in cd.csv(f'{base}.port{port}/port_info-{old_ti}')
+                        if r[0] > done], 'the port_info of net_null5 went on'
+    finally:
+        # The next test restarts this OVS with its database: as it was.
+        sw.vsctl('--if-exists', 'del-port', 'br0', 'dpdk-n0', '--', '--if-exists',
+                 'del-port', 'br0', 'dpdk-n1', '--', 'set', 'Interface', 'dpdk-p1',
+                 'mtu_request=1500')
 
 
 def test_kill9_and_restart_one_gone_one_back_one_restarted(sw, build_dir, source_dir):

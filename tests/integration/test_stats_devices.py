@@ -72,7 +72,8 @@ def crypto_perf():
 
 @pytest.fixture(scope='module')
 def apps(build_dir, source_dir):
-    """One testpmd with a device of each class, one crypto-perf, one collectd reading both."""
+    """One testpmd with a device of each class, one crypto-perf, one collectd reading both
+    (crypto-perf also with its memory and a <Command> block)."""
     pmd = dpdk.testpmd(release=dpdk.system_release(), nports=1,
                        extra=['--total-num-mbufs=16384'], vdevs=['net_null0', *DRIVERS])
     with contextlib.ExitStack() as stack:
@@ -82,7 +83,9 @@ def apps(build_dir, source_dir):
             build_dir, source_dir,
             'LoadPlugin dpdktel_stats\n<Plugin dpdktel_stats>\n  MemoryStats false\n'
             f'  <Instance "pmd">\n    SocketPath "{pmd.socket}"\n  </Instance>\n'
-            f'  <Instance "perf">\n    SocketPath "{perf.socket}"\n  </Instance>\n'
+            f'  <Instance "perf">\n    SocketPath "{perf.socket}"\n    MemoryStats true\n'
+            '    <Command "/eal/heap_info">\n      Params "0"\n      Name "heap"\n'
+            '    </Command>\n  </Instance>\n'
             '</Plugin>\n'))
         yield pmd, perf, cd
 
@@ -155,6 +158,23 @@ def test_crypto_counters_move_with_crypto_perf(apps):
     assert not any('dpdktel_stats-perf/' in i and ('dmadev' in i or 'eventdev' in i or
                                                    'rawdev' in i) for i in ids), ids
     assert cd.last('dpdktel_stats-perf/telemetry_requests-failed')[1] == [0]
+
+
+def test_no_port_every_other_source(apps):
+    """crypto-perf has no ethdev port (Debian's shared build answers [] to /ethdev/list; a
+    null answer is tests/plugin/test_stats.c's): each source stands on its own, and it gets
+    its cryptodev values, its memory, its <Command> block and its uptime, with up 1; nothing
+    says it has no ethdev (that is for a null list)."""
+    _, perf, cd = apps
+    assert direct(perf.socket, '/ethdev/list') == []
+    cd.wait_value('dpdktel_stats-perf/cryptodev_ops-cryptodev0.enqueued_count')
+    want = direct(perf.socket, '/eal/heap_info,0')['Heap_size']
+    assert cd.wait_value('dpdktel_stats-perf/gauge-heap.Heap_size')[1] == [want]
+    cd.wait_value('dpdktel_stats-perf/heap_bytes-heap0')
+    cd.wait_value('dpdktel_stats-perf/uptime', lambda r: r[1][0] > 0)
+    assert cd.wait_value('dpdktel_stats-perf/up')[1] == [1]
+    assert not [i for i in cd.listval() if 'dpdktel_stats-perf.port' in i]
+    assert 'has no ethdev' not in cd.log()
 
 
 def test_testpmd_virtual_devices(apps):

@@ -461,3 +461,47 @@ def test_lcore_cycles_from_eal_lcore_usage(build_dir, source_dir, dpdk_release):
         # read after the plugin's last read: the same counters, further on
         assert info['total_cycles'] >= last[1][1] and info['busy_cycles'] >= last[1][0]
         assert 0 < last[1][0] <= last[1][1]
+
+
+def first_read_after(cd, ident, t):
+    """The first csv row of `ident` from a read that began after time `t` (waits for it)."""
+    cd.wait_value(ident, lambda row: row[0] > t, what=f'{ident} after {t:.3f}')
+    return next(row for row in cd.csv(ident) if row[0] > t)
+
+
+def test_port_facts_follow_reconfiguration_and_replacement(build_dir, source_dir, dpdk_release):
+    """Port facts follow the application, in the first read after each change (the port's
+    xstats names, or counters that went back, make dpdktel_stats ask /ethdev/info again;
+    PortInfoInterval stays at its default of 60 s): testpmd reconfigures its ports with 4 rx
+    queues, then closes port 1 and attaches net_null7, which takes id 1. port_queues says 4,
+    port_info names net_null7 with its MAC, and the old port_info is dispatched no more.
+    Before: /ethdev/info once per process, 1 queue and net_null1 for ever. On 22.11 and
+    25.11 only (the last release before /ethdev/stats lost its per-queue arrays): about 10 s
+    each."""
+    if dpdk_release.name not in ('22.11', '25.11'):
+        pytest.skip('22.11 and 25.11 cover it (CI time)')
+    app = start_testpmd(dpdk_release, nports=2, extra=['-i'])
+    with app, Collectd(build_dir, source_dir, stats_config('', pmd=app.socket),
+                       interval=0.5) as cd:
+        queues = 'dpdktel_stats-pmd.port0/port_queues'
+        cd.wait_value(queues, lambda row: row[1] == [1, 1], what='1 rx queue at first')
+        dpdk.testpmd_cmd(app, 'stop', 'port stop all', 'port config all rxq 4',
+                         'port start all')
+        done = time.time()
+        assert first_read_after(cd, queues, done)[1] == [4, 1]
+        assert direct(app.socket, '/ethdev/info,0')['nb_rx_queues'] == 4
+
+        old = direct(app.socket, '/ethdev/info,1')
+        assert old['name'] == 'net_null1'
+        dpdk.testpmd_cmd(app, 'port stop 1', 'port close 1', 'port attach net_null7',
+                         'port start 1')
+        done = time.time()
+        new = direct(app.socket, '/ethdev/info,1')
+        assert new['name'] == 'net_null7' and new['mac_addr'] != old['mac_addr'], new
+        ti = f"net_null7,net_null,{new['mac_addr']},{new['numa_node']}"
+        first = first_read_after(cd, 'dpdktel_stats-pmd.port0/port_queues', done)
+        assert first_read_after(cd, f'dpdktel_stats-pmd.port1/port_info-{ti}', done)[0] == \
+            first[0], f'port_info of net_null7 not in the first read after the attach:\n{cd.log()}'
+        old_ti = f"net_null1,net_null,{old['mac_addr']},{old['numa_node']}"
+        assert not [row for row in cd.csv(f'dpdktel_stats-pmd.port1/port_info-{old_ti}')
+                    if row[0] > done], 'the old port_info went on'

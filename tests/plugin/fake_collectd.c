@@ -319,6 +319,79 @@ grow(void *v, size_t *cap, size_t n, size_t size)
 }
 
 /*
+ * collectd's cache keeps the time of the last value of each identifier and refuses a value
+ * that is not newer: src/daemon/utils_cache.c uc_update(), "if (ce->last_time >= vl->time)",
+ * NOTICE "uc_update: Value too old" and the value is dropped. And the order values reach it
+ * is not always the order they were dispatched in: plugin_dispatch_values() only enqueues
+ * (plugin_write_enqueue()), and several write threads (WriteThreads, default 5) each take
+ * one off the queue (plugin_write_dequeue()) and run plugin_dispatch_values_internal(),
+ * which calls uc_update(): of two values of one identifier enqueued close together, the
+ * later can reach the cache first, and the earlier is then "too old" although its time was
+ * older. Here each identifier's last time and enqueue instant are kept: a value not newer
+ * than the last is counted as collectd would refuse it, and one enqueued less than
+ * FC_WRITE_WINDOW_MS after the last of its identifier as one that may reach the cache
+ * first (and get the other refused). Kept across fc_clear_records(), as the cache is.
+ */
+#define FC_WRITE_WINDOW_MS 50
+
+struct cached {
+	char id[6 * DATA_MAX_NAME_LEN];
+	cdtime_t time;
+	uint64_t enqueued_ns;
+};
+
+static struct cached *cache;
+static size_t ncache, capcache;
+static size_t too_old, too_close;
+static char first_bad[8 * DATA_MAX_NAME_LEN];
+
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Under lock. */
+static void
+cache_update(const struct fc_value *r)
+{
+	char id[6 * DATA_MAX_NAME_LEN];
+	uint64_t now = mono_ns();
+	struct cached *c = NULL;
+
+	snprintf(id, sizeof(id), "%s/%s-%s/%s-%s", hostname_g, r->plugin, r->plugin_instance,
+		r->type, r->type_instance);
+	for (size_t i = 0; i < ncache && c == NULL; i++)
+		if (strcmp(cache[i].id, id) == 0)
+			c = &cache[i];
+	if (c == NULL) {
+		cache = grow(cache, &capcache, ncache, sizeof(*cache));
+		c = &cache[ncache++];
+		snprintf(c->id, sizeof(c->id), "%s", id);
+		c->time = r->time;
+		c->enqueued_ns = now;
+		return;
+	}
+	if (r->time <= c->time || now - c->enqueued_ns < FC_WRITE_WINDOW_MS * 1000000ull) {
+		if (too_old + too_close == 0)
+			snprintf(first_bad, sizeof(first_bad),
+				"%s: value time %.3f, last %.3f, %.3f ms after it", id,
+				CDTIME_T_TO_DOUBLE(r->time), CDTIME_T_TO_DOUBLE(c->time),
+				(double)(now - c->enqueued_ns) / 1e6);
+		if (r->time <= c->time)
+			too_old++;
+		else
+			too_close++;
+	}
+	if (r->time > c->time)
+		c->time = r->time;
+	c->enqueued_ns = now;
+}
+
+/*
  * plugin_dispatch_values() -> plugin_write_enqueue() -> plugin_value_list_clone(): the
  * value list, its values and its meta data are copied before it returns (host defaults to
  * hostname_g, time 0 to now), so the caller may reuse its buffers at once. Recorded here
@@ -352,8 +425,22 @@ plugin_dispatch_values(value_list_t const *vl)
 		r->v[i] = vl->values[i];
 		r->ds_type[i] = ds->ds[i].type;
 	}
+	cache_update(r);
 	pthread_mutex_unlock(&lock);
 	return 0;
+}
+
+size_t
+fc_out_of_order(char *first, size_t size)
+{
+	size_t n;
+
+	pthread_mutex_lock(&lock);
+	n = too_old + too_close;
+	if (first != NULL && size > 0)
+		snprintf(first, size, "%s", n > 0 ? first_bad : "");
+	pthread_mutex_unlock(&lock);
+	return n;
 }
 
 static void append_meta(struct fc_notification *r, const char *fmt, ...)
@@ -761,6 +848,10 @@ void
 fc_reset(void)
 {
 	fc_clear_records();
+	pthread_mutex_lock(&lock);
+	ncache = 0;
+	too_old = too_close = 0;
+	pthread_mutex_unlock(&lock);
 	refuse_reads = 0;
 	nconfigs = ninits = nshutdowns = nreads = 0;
 }

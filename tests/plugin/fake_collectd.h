@@ -78,6 +78,14 @@ const struct fc_value *fc_find(
 	const char *plugin_instance, const char *type, const char *type_instance);
 /** How many value lists with these identifiers were dispatched. */
 size_t fc_count(const char *plugin_instance, const char *type, const char *type_instance);
+/**
+ * Value lists that collectd's cache could refuse as "Value too old" (fake_collectd.c,
+ * cache_update()): not newer than the last of their identifier, or enqueued within
+ * FC_WRITE_WINDOW_MS of it, so that collectd's write threads may store them in either order.
+ * The first one is described into @first (NULL: not wanted). Since fc_reset().
+ */
+size_t fc_out_of_order(char *first, size_t size);
+
 /** Forget recorded values and notifications (keeps registrations). */
 void fc_clear_records(void);
 

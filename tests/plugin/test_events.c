@@ -7,6 +7,7 @@
  * notification. The plugin's poll thread runs for real; tests wait on conditions with
  * deadlines, and step the simulation only after the plugin has polled it.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -16,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,6 +47,8 @@ struct sim {
 	uint64_t age_us[MAXP];
 	uint64_t stalls[MAXP];
 	bool silent; /* never answers */
+	bool silent_but_root; /* answers the command list "/" only */
+	const char *dev; /* the driver part of the device names of /ethdev/info ("net_tap") */
 	bool garbage; /* answers with bytes that are not JSON */
 	bool bad_values; /* link answers with a negative speed */
 	bool started[MAXP]; /* dev_started of /ethdev/info */
@@ -240,7 +245,7 @@ sim_handler(
 	o->delay_ms = sim.slow_once_ms;
 	sim.slow_once_ms = 0;
 #define IS(c) (n == strlen(c) && strncmp(req, c, n) == 0)
-	if (sim.silent)
+	if (sim.silent || (sim.silent_but_root && !IS("/")))
 		o->action = FAKE_SILENT;
 	else if (sim.garbage)
 		o->data = fs_printf("\xff garbage %s", req), sim.link_queries++;
@@ -269,9 +274,9 @@ sim_handler(
 			sim.started[id] = sim.up[id] = true;
 			sim.start_on_info = -1;
 		}
-		o->data = fs_printf("{\"/ethdev/info\":{\"name\":\"net_tap%u\",\"port_id\":%u,"
+		o->data = fs_printf("{\"/ethdev/info\":{\"name\":\"%s%u\",\"port_id\":%u,"
 				    "\"dev_started\":%d}}",
-			id, id, sim.started[id]);
+			sim.dev, id, id, sim.started[id]);
 	} else if (IS("/fwd/ports") && sim.fwd)
 		o->data = fwd_ports(), sim.link_queries++;
 	else if (IS("/fwd/lcores") && sim.fwd)
@@ -337,6 +342,8 @@ setup(void **state)
 	sim.lie_port = -1;
 	sim.nlcores = 2;
 	sim.silent = false;
+	sim.silent_but_root = false;
+	sim.dev = "net_tap";
 	sim.garbage = false;
 	sim.bad_values = false;
 	sim.start_on_info = -1;
@@ -370,9 +377,33 @@ setup(void **state)
 	mkdir(path, 0700);
 	strcat(path, "/dpdk_telemetry.v2");
 	fc_reset();
+	/* 0.4 s: values of one identifier go out at most every 0.2 s (the plugin's
+	 * dispatch_gap()), far more than the fake's 50 ms window of write threads. */
+	interval_g = MS_TO_CDTIME_T(400);
 	fc_load(module_register);
 	return 0;
 }
+
+/*
+ * Opens of /proc/<pid>/stat, where the plugin reads a process's start time (its liveness):
+ * the plugin is compiled into this program, so its fopen() calls land here first.
+ */
+static unsigned int proc_stat_opens; /* atomic */
+
+FILE *
+fopen(const char *name, const char *mode)
+{
+	FILE *(*real)(const char *, const char *) =
+		(FILE * (*)(const char *, const char *)) dlsym(RTLD_NEXT, "fopen");
+	size_t n = strlen(name);
+
+	if (strncmp(name, "/proc/", 6) == 0 && n > 5 && strcmp(name + n - 5, "/stat") == 0)
+		__atomic_fetch_add(&proc_stat_opens, 1, __ATOMIC_RELAXED);
+	return real(name, mode);
+}
+
+/* A process a test forked to serve the socket: teardown ends it when the test failed. */
+static pid_t helper_child;
 
 static bool reading; /* atomic */
 static pthread_t reader;
@@ -403,6 +434,11 @@ teardown(void **state)
 {
 	(void)state;
 	stop_reader();
+	if (helper_child > 0) {
+		kill(helper_child, SIGKILL);
+		waitpid(helper_child, NULL, 0);
+		helper_child = 0;
+	}
 	fc_shutdown(); /* stops the poll threads */
 	if (fs != NULL)
 		stop_server();
@@ -474,6 +510,26 @@ wait_derive(const char *pi, const char *type, derive_t want)
 		usleep(1000);
 	if (!(fc_find_copy(pi, type, NULL, &v) && v.v[0].derive == want))
 		fail_msg("%s/%s never became %" PRId64, pi, type, (int64_t)want);
+}
+
+/*
+ * collectd's read of the instance, until the value pi/type-ti went out at or after this call
+ * (a read skips values a poll sent less than half an interval ago: dispatch_gap() in the
+ * plugin), into *out; false at the deadline.
+ */
+static bool
+read_fresh(const char *pi, const char *type, const char *ti, struct fc_value *out)
+{
+	uint64_t deadline = ms_now() + 5000;
+	cdtime_t t0 = cdtime();
+
+	do {
+		fc_read_all();
+		if (fc_find_copy(pi, type, ti, out) && out->time >= t0)
+			return true;
+		usleep(10000);
+	} while (ms_now() < deadline);
+	return false;
 }
 
 /* Let the plugin poll the links k more times (so that a state is surely seen, or not). */
@@ -567,8 +623,7 @@ swapped_answer_raises_no_alarm(void **state)
 	sim_set(lie, &port); /* one answer says down; the confirming query says up */
 	wait_polls(6);
 	assert_int_equal(fc_notifications_matching("Link", NULL), 0);
-	fc_read_all();
-	assert_true(fc_find_copy("edge1", "telemetry_requests", "discarded", &v));
+	assert_true(read_fresh("edge1", "telemetry_requests", "discarded", &v));
 	assert_int_equal(v.v[0].derive, 1);
 	assert_true(fc_find_copy("edge1.port1", "link_status", NULL, &v));
 	assert_true(v.v[0].gauge == 1);
@@ -759,8 +814,7 @@ silent_live_process_is_not_responding(void **state)
 	snprintf(want, sizeof(want), "(pid %ld alive, no reply for ", (long)getpid());
 	assert_non_null(strstr(n.message, want));
 	assert_string_equal(n.meta, "name=edge1;old_state=up;new_state=not_responding;");
-	fc_read_all();
-	assert_true(fc_find_copy("edge1", "up", NULL, &v));
+	assert_true(read_fresh("edge1", "up", NULL, &v));
 	assert_true(v.v[0].gauge == 0);
 	assert_true(fc_find_copy("edge1", "not_responding", NULL, &v));
 	assert_true(v.v[0].gauge == 1);
@@ -823,8 +877,7 @@ one_slow_reply_is_no_outage(void **state)
 	sim_set(set_slow_once, &slow);
 	wait_polls(20);
 	assert_int_equal(fc_notifications_matching("DPDK application", NULL), 0);
-	fc_read_all();
-	assert_true(fc_find_copy("edge1", "telemetry_requests", "failed", &v));
+	assert_true(read_fresh("edge1", "telemetry_requests", "failed", &v));
 	assert_int_equal(v.v[0].derive, 1); /* the one timeout, nothing refused unsent */
 	assert_true(fc_find_copy("edge1", "up", NULL, &v));
 	assert_true(v.v[0].gauge == 1);
@@ -854,8 +907,7 @@ garbage_replies_make_it_gone(void **state)
 	sim_set(set_garbage, &yes);
 	wait_note("DPDK application edge1 is gone", 1, NULL);
 	wait_polls(3); /* each garbage reply closes the connection: reconnects back off */
-	fc_read_all();
-	assert_true(fc_find_copy("edge1", "up", NULL, &v));
+	assert_true(read_fresh("edge1", "up", NULL, &v));
 	assert_true(v.v[0].gauge == 0);
 	assert_int_equal(fc_notifications_matching("is gone", NULL), 1);
 	assert_int_equal(fc_logs_matching("malformed greeting or reply"), 1);
@@ -880,9 +932,8 @@ bad_values_counted_and_logged_once(void **state)
 	start_server(10);
 	start_plugin(NULL);
 	wait_polls(12); /* 6 polls begun: 5 done and published, 2 bad answers each */
-	fc_read_all();
+	assert_true(read_fresh("edge1", "up", NULL, &v) && v.v[0].gauge == 1);
 	assert_false(fc_find_copy("edge1.port0", "link_status", NULL, &v));
-	assert_true(fc_find_copy("edge1", "up", NULL, &v) && v.v[0].gauge == 1);
 	assert_true(fc_find_copy("edge1", "telemetry_requests", "invalid", &v));
 	assert_true(v.v[0].derive >= 10);
 	assert_int_equal(fc_logs_matching("sent an unusable reply to /ethdev/link_status,"), 1);
@@ -987,12 +1038,11 @@ values_at_each_interval(void **state)
 	start_plugin(NULL);
 	wait_polls(4);
 	fc_clear_records();
-	assert_int_equal(fc_read_all(), 0);
 	for (int p = 0; p < 2; p++) {
 		char pi[32];
 
 		snprintf(pi, sizeof(pi), "edge1.port%d", p);
-		assert_true(fc_find_copy(pi, "link_status", NULL, &v) && v.v[0].gauge == 1);
+		assert_true(read_fresh(pi, "link_status", NULL, &v) && v.v[0].gauge == 1);
 		assert_true(fc_find_copy(pi, "link_speed", NULL, &v) && v.v[0].gauge == 10000);
 		assert_true(fc_find_copy(pi, "link_changes", NULL, &v));
 		assert_true(fc_find_copy(pi, "link_flapping", NULL, &v) && v.v[0].gauge == 0);
@@ -1249,8 +1299,7 @@ eal_lcore_stall_confirmed_by_its_own_source(void **state)
 	wait_gauge("edge1.lcore1", "lcore_state", 1);
 	assert_int_equal(fc_notifications_matching("lcore 2", NULL), 0);
 	wait_busy("edge1.lcore2", 50);
-	fc_read_all();
-	assert_true(fc_find_copy("edge1", "telemetry_requests", "failed", &v));
+	assert_true(read_fresh("edge1", "telemetry_requests", "failed", &v));
 	assert_int_equal(v.v[0].derive, 0);
 	assert_true(fc_find_copy("edge1", "telemetry_requests", "discarded", &v));
 	assert_int_equal(v.v[0].derive, 0);
@@ -1530,9 +1579,8 @@ unlisted_port_and_lcore_stop(void **state)
 	assert_int_equal(fc_logs_matching("is no longer listed"), 1);
 	assert_int_equal(fc_logs_matching("is no longer reported"), 1);
 	fc_clear_records();
-	fc_read_all();
-	assert_true(fc_find_copy("edge1.port0", "link_status", NULL, &v));
-	assert_true(fc_find_copy("edge1.lcore1", "lcore_state", NULL, &v));
+	assert_true(read_fresh("edge1.port0", "link_status", NULL, &v));
+	assert_true(read_fresh("edge1.lcore1", "lcore_state", NULL, &v));
 	assert_false(fc_find_copy("edge1.port1", "link_status", NULL, &v));
 	assert_false(fc_find_copy("edge1.lcore2", "lcore_state", NULL, &v));
 }
@@ -1558,10 +1606,10 @@ reads_never_undo_a_change(void **state)
 	for (size_t i = 1; i <= 10; i++) {
 		set_link(0, false);
 		wait_note("Link down on edge1 port 0", i, NULL);
-		wait_polls(2);
+		wait_gauge("edge1.port0", "link_status", 0);
 		set_link(0, true);
 		wait_note("Link up on edge1 port 0", i, NULL);
-		wait_polls(2);
+		wait_gauge("edge1.port0", "link_status", 1);
 	}
 	stop_reader();
 	for (size_t i = 0; i < fc_nvalues(); i++) {
@@ -1762,11 +1810,207 @@ short_lived_applications_retired(void **state)
 	assert_int_equal(fc_logs_matching("watching DPDK application 'run3'"), 2);
 }
 
+/* A pid that no process has: a child that has exited and been reaped. */
+static pid_t
+dead_pid(void)
+{
+	pid_t child = fork();
+
+	if (child == 0)
+		_exit(0);
+	assert_true(child > 0);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	return child;
+}
+
+/*
+ * Another process takes the socket and hangs at once (a DPDK application stopped right after
+ * its EAL made the socket): it listens, so the kernel accepts connections into its backlog
+ * (listen(fd, 1), as lib/telemetry/telemetry.c create_socket() does), but it never accepts
+ * one and never greets. It runs as a process of its own, so that SO_PEERCRED names it
+ * (without threads: this process has some, and a forked child may not start any under
+ * ThreadSanitizer); it binds a path of its own and is moved onto the socket path once the
+ * old server is gone, as fast as an application restarts.
+ */
+static pid_t
+replace_with_hung_process(void)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int fds[2];
+	pid_t child;
+	char c;
+
+	assert_true(strlen(path) + 5 <= sizeof(a.sun_path));
+	memcpy(a.sun_path, path, strlen(path));
+	memcpy(a.sun_path + strlen(path), ".new", 5);
+	assert_int_equal(pipe(fds), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+		close(fds[0]);
+		if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+			listen(fd, 1) != 0 || write(fds[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	helper_child = child;
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &c, 1), 1);
+	close(fds[0]);
+	stop_server();
+	assert_int_equal(rename(a.sun_path, path), 0);
+	return child;
+}
+
+/*
+ * A restart into a hung process is a restart, then a process that does not respond: decided
+ * for the process that holds the socket now (SO_PEERCRED: it never greets), not for the one
+ * that answered last. Failed before: the old pid had exited, so the unanswered polls made it
+ * "is gone" while a process listened there, and no restart was seen.
+ */
+static void
+restart_into_hung_process(void **state)
+{
+	struct fc_notification n;
+	char want[160];
+	pid_t old = dead_pid(), child;
+
+	(void)state;
+	start_server(old);
+	start_plugin("Timeout 0.02");
+	wait_polls(4);
+	child = replace_with_hung_process();
+	snprintf(want, sizeof(want), "DPDK application edge1 restarted (pid %ld → %ld)", (long)old,
+		(long)child);
+	wait_note("restarted", 1, &n);
+	assert_string_equal(n.message, want);
+	assert_int_equal(n.severity, NOTIF_WARNING);
+	wait_note("is not responding", 1, &n);
+	snprintf(want, sizeof(want), "(pid %ld alive, no reply for ", (long)child);
+	assert_non_null(strstr(n.message, want));
+	assert_int_equal(n.severity, NOTIF_FAILURE);
+	assert_int_equal(fc_notifications_matching("gone", NULL), 0);
+	/* The restart came first. */
+	assert_non_null(strstr(fc_notification_at(0)->message, "restarted"));
+}
+
+static void
+set_silent_but_root(void *arg)
+{
+	sim.silent_but_root = *(bool *)arg;
+}
+
+/*
+ * An application whose first poll got the command list answered, then nothing: not
+ * responding, and the message names its pid (the greeting's), never "pid 0". Failed before:
+ * "(pid 0 alive, ...)", the pid being taken only from a poll answered to the end.
+ */
+static void
+hung_after_first_answer_names_its_pid(void **state)
+{
+	struct fc_notification n;
+	char want[96];
+	bool yes = true;
+
+	(void)state;
+	sim_set(set_silent_but_root, &yes);
+	start_server(getpid()); /* a process that surely runs: this one */
+	start_plugin("Timeout 0.02");
+	wait_note("is not responding", 1, &n);
+	snprintf(want, sizeof(want), "(pid %ld alive, no reply for ", (long)getpid());
+	assert_non_null(strstr(n.message, want));
+	assert_int_equal(fc_notifications_matching("pid 0", NULL), 0);
+}
+
+/*
+ * An application that answers is not checked in /proc: its start time is read once (when
+ * its pid is first seen), liveness only for a poll that went unanswered. Failed before: a
+ * /proc/<pid>/stat read at every poll (50 a second at PollInterval 0.02).
+ */
+static void
+no_proc_read_while_answering(void **state)
+{
+	unsigned int before;
+
+	(void)state;
+	start_server(getpid());
+	start_plugin(NULL);
+	wait_polls(4);
+	before = __atomic_load_n(&proc_stat_opens, __ATOMIC_RELAXED);
+	wait_polls(40);
+	assert_int_equal(__atomic_load_n(&proc_stat_opens, __ATOMIC_RELAXED), before);
+}
+
+static void
+set_dev(void *arg)
+{
+	sim.dev = arg;
+}
+
+/* The device at a port changes (another attached at its id): the next link-down names the
+ * new one. Failed before: the name was learnt once per port ("net_tap0" for ever). */
+static void
+link_down_names_the_device_now_there(void **state)
+{
+	(void)state;
+	start_server(10);
+	start_plugin("FlapThreshold 10"); /* three changes in a second: not flapping here */
+	wait_polls(4);
+	set_link(0, false);
+	wait_note("Link down on edge1 port 0 (net_tap0)", 1, NULL);
+	set_link(0, true);
+	wait_note("Link up on edge1 port 0", 1, NULL);
+	sim_set(set_dev, (void *)"net_null");
+	set_link(0, false);
+	wait_note("Link down on edge1 port 0 (net_null0)", 1, NULL);
+}
+
+/*
+ * One identifier, one time order, with the poll thread and collectd's read callback
+ * dispatching at once (reads back to back, changes of links and lcores): no value list that
+ * collectd's cache could refuse as "Value too old", by its own rule or by its write threads
+ * taking two close values out of order (fake_collectd.c, cache_update()). Failed before:
+ * the poll's change and the read's snapshot went out microseconds apart (in collectd 5.12:
+ * "uc_update: Value too old: ... dpdktel_events-<inst>/up" at start-up, one run in three).
+ */
+static void
+poll_and_read_in_one_time_order(void **state)
+{
+	char first[512];
+
+	(void)state;
+	sim.fwd = true;
+	start_server(10);
+	start_plugin("LinkConfirm false\nFlapThreshold 1000");
+	/* Reads from the start, with the first polls (the fake daemon registers callbacks on
+	 * one thread: reads begin once init has returned, as collectd's do). */
+	__atomic_store_n(&reading, true, __ATOMIC_RELAXED);
+	assert_int_equal(pthread_create(&reader, NULL, reader_main, NULL), 0);
+	reader_started = true;
+	wait_polls(4);
+	for (size_t i = 1; i <= 3; i++) {
+		set_link(1, false);
+		wait_note("Link down on edge1 port 1", i, NULL);
+		set_link(1, true);
+		wait_note("Link up on edge1 port 1", i, NULL);
+	}
+	wait_gauge("edge1.port1", "link_status", 1);
+	stop_reader();
+	if (fc_out_of_order(first, sizeof(first)) != 0)
+		fail_msg("%zu value lists out of order, the first %s", fc_out_of_order(NULL, 0),
+			first);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(link_down_then_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			link_down_names_the_device_now_there, setup, teardown),
 		cmocka_unit_test_setup_teardown(swapped_answer_raises_no_alarm, setup, teardown),
 		cmocka_unit_test_setup_teardown(flap_storm_one_warning, setup, teardown),
 		cmocka_unit_test_setup_teardown(missed_down_up_seen_from_counter, setup, teardown),
@@ -1778,6 +2022,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			silent_live_process_is_not_responding, setup, teardown),
 		cmocka_unit_test_setup_teardown(silent_exited_process_is_gone, setup, teardown),
+		cmocka_unit_test_setup_teardown(restart_into_hung_process, setup, teardown),
+		cmocka_unit_test_setup_teardown(no_proc_read_while_answering, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			hung_after_first_answer_names_its_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(one_slow_reply_is_no_outage, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			eal_lcore_stall_confirmed_by_its_own_source, setup, teardown),
@@ -1791,6 +2039,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			budget_stretches_links_not_liveness, setup, teardown),
 		cmocka_unit_test_setup_teardown(reads_never_undo_a_change, setup, teardown),
+		cmocka_unit_test_setup_teardown(poll_and_read_in_one_time_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			main_lcore_stall_reads_links_from_ports, setup, teardown),
 		cmocka_unit_test_setup_teardown(hang_covers_its_lcores, setup, teardown),

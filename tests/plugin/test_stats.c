@@ -54,6 +54,13 @@ struct app {
 	bool zone_swapped; /* /eal/memzone_info,<id> answers about memzone id + 1 */
 	int xstats_delay_ms; /* each /ethdev/xstats takes this long (a slow driver) */
 	bool ixgbe_xstats; /* /ethdev/xstats of an ixgbe port that drops (ixgbe_dev_xstats_get) */
+	bool no_ethdev; /* /ethdev/list answers null; one crypto device */
+	bool no_heap_list; /* /eal/heap_list answers null */
+	/* Port 0 reconfigured or replaced while the application runs: nq rx queues (0: the
+	 * recorded 1, and 4 in its xstats), its MAC (NULL: recorded), counters from 0. */
+	unsigned int nq;
+	const char *mac;
+	bool zero_counters;
 };
 
 /* Memory requests the fake received (atomic: one thread per connection). */
@@ -89,7 +96,7 @@ reset_port_requests(void)
  * sends them in that order).
  */
 static char *
-xstats_of_stats(const char *stats_golden, unsigned int nq)
+xstats_of_stats(const char *stats_golden, unsigned int nq, bool zero)
 {
 	struct dtel_port_stats st;
 	size_t len, n, cap = 8192;
@@ -98,6 +105,8 @@ xstats_of_stats(const char *stats_golden, unsigned int nq)
 	assert_int_equal(
 		dtel_parse_port_stats(&(struct dtel_reply){.json = g, .len = len}, &st), 0);
 	free(g);
+	if (zero)
+		memset(&st, 0, sizeof(st));
 	n = (size_t)snprintf(s, cap,
 		"{\"/ethdev/xstats\":{\"rx_good_packets\":%" PRIu64 ",\"tx_good_packets\":%" PRIu64
 		",\"rx_good_bytes\":%" PRIu64 ",\"tx_good_bytes\":%" PRIu64
@@ -157,13 +166,29 @@ app_newer(const struct app *a, const char *than)
 static int app_hung;
 
 /* The recorded net_null0 of 22.11 as port @port named net_null<port>, or @name for port 0
- * (a JSON string: DPDK escapes '"' and '\\' only, lib/telemetry/telemetry_json.h). */
+ * (a JSON string: DPDK escapes '"' and '\\' only, lib/telemetry/telemetry_json.h), with @nq
+ * rx queues and MAC @mac where given. */
 static char *
-info_reply(unsigned int port, const char *name)
+info_reply(unsigned int port, const char *name, unsigned int nq, const char *mac)
 {
 	size_t len;
-	char *g = fs_golden("dpdk-22.11/ethdev_info-0.json", &len), *p, *rest, *out;
+	char *g = fs_golden("dpdk-22.11/ethdev_info-0.json", &len), *p, *rest, *out, *next;
 	char dflt[32];
+
+	if (nq > 0 || mac != NULL) {
+		char *q = strstr(g, "\"nb_rx_queues\":1"), *m = strstr(g, "B2:5B:35:7B:05:53");
+
+		assert_non_null(q);
+		assert_non_null(m);
+		q[strlen("\"nb_rx_queues\":")] = '\0';
+		m[0] = '\0';
+		next = fs_printf("%s%u%.*s%s%s", g, nq ? nq : 1,
+			(int)(m - (q + strlen("\"nb_rx_queues\":1"))),
+			q + strlen("\"nb_rx_queues\":1"), mac ? mac : "B2:5B:35:7B:05:53",
+			m + strlen("B2:5B:35:7B:05:53"));
+		free(g);
+		g = next;
+	}
 
 	snprintf(dflt, sizeof(dflt), "net_null%u", port);
 	p = strstr(g, "\"port_id\":0");
@@ -374,6 +399,16 @@ app_handler(
 		o->action = FAKE_SILENT;
 	else if (IS("/"))
 		o->data = root_list(a);
+	/* A DPDK program without librte_ethdev: nobody registered /ethdev/list, and
+	 * lib/telemetry/telemetry.c answers null (unknown_command); its crypto device answers
+	 * as crypto_null does (lib/cryptodev/rte_cryptodev.c cryptodev_handle_dev_list and
+	 * cryptodev_handle_dev_stats, recorded). */
+	else if (IS("/ethdev/list") && a->no_ethdev)
+		o->data = fs_printf("{\"/ethdev/list\":null}");
+	else if (IS("/cryptodev/list") && a->no_ethdev)
+		o->data = fs_printf("{\"/cryptodev/list\":[0]}");
+	else if (IS("/cryptodev/stats") && a->no_ethdev && id == 0)
+		o->data = fs_golden("dpdk-22.11/cryptodev_stats-0.json", &o->len);
 	else if (IS("/ethdev/list") && a->oversized_list)
 		o->data = fs_printf("{\"/ethdev/list\":[0%*s]}", 17000, "");
 	else if (IS("/ethdev/list"))
@@ -437,11 +472,13 @@ app_handler(
 					     : "dpdk-newer/ethdev_xstats-4q-24.11.json"),
 			&o->len);
 	else if (IS("/ethdev/xstats"))
-		o->data = xstats_of_stats("dpdk-22.11/null_stats-4q.json", 4);
+		o->data = xstats_of_stats("dpdk-22.11/null_stats-4q.json",
+			id == 0 && a->nq ? a->nq : 4, id == 0 && a->zero_counters);
 	else if (IS("/ethdev/link_status"))
 		o->data = fs_golden("dpdk-22.11/ethdev_link_status-0.json", &o->len);
 	else if (IS("/ethdev/info") && __atomic_add_fetch(&info_requests, 1, __ATOMIC_RELAXED) > 0)
-		o->data = info_reply(id, a->dev_name);
+		o->data = id == 0 ? info_reply(id, a->dev_name, a->nq, a->mac)
+				  : info_reply(id, NULL, 0, NULL);
 	else if (IS("/eal/lcore/list") && a->eal_lcores)
 		o->data = fs_printf("{\"/eal/lcore/list\":[0,1,2]}");
 	/* Recorded from testpmd 23.11 (lcore 1, cycles); lcore 0 as it answers without a usage
@@ -468,6 +505,8 @@ app_handler(
 	else if (IS("/eal/lcore/info") && a->eal_lcores && id == 2)
 		o->data = fs_printf("{\"/eal/lcore/info\":{\"lcore_id\":2,\"socket\":1,"
 				    "\"role\":\"SERVICE\",\"cpuset\":[4,5,6,9]}}");
+	else if (IS("/eal/heap_list") && a->no_heap_list)
+		o->data = fs_printf("{\"/eal/heap_list\":null}");
 	else if (IS("/eal/heap_list"))
 		o->data = fs_golden("dpdk-22.11/eal_heap_list.json", &o->len);
 	else if (IS("/eal/heap_info"))
@@ -1448,6 +1487,10 @@ hung_request_bounded_by_timeout(void **state)
 	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 0);
 	assert_int_equal(fc_logs_matching("does not answer within the timeout"), 1);
 	must_find(PI ".port0", "if_packets", NULL);
+	/* Port 1's /ethdev/link_status went out with its xstats and was never answered: the
+	 * connection was closed with it, and it is counted (before: not at all). */
+	assert_int_equal(must_find(PI, "telemetry_requests", "discarded")->v[0].derive, 1);
+	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 1);
 }
 
 /*
@@ -2071,6 +2114,188 @@ clashing_names_made_unique(void **state)
 		assert_true(strlen(names[i]) < DTP_NAME_MAX);
 }
 
+/*
+ * File prefixes with a space, a quote or a newline: discovered instances are named as a
+ * configured <Instance> must be ([A-Za-z0-9_.-]), each distinct ("a b" and "a_b" both
+ * become "a_b": one keeps it, the other is renamed by a hash of its path). Failed before:
+ * the names kept the space, the quote and the newline (plugin_instance, csv file names and
+ * Prometheus labels with them).
+ */
+static void
+discovered_names_sanitized(void **state)
+{
+	static const char *const prefixes[] = {"a b", "q'x", "n\nl", "a_b", "ok-1.2"};
+	char text[512], names[16][DTP_NAME_MAX], name[DTP_NAME_MAX];
+	struct dtel_socket_info si = {.prefix = "we\"ird\tone"};
+	size_t n;
+
+	(void)state;
+	dtp_discovered_name(&si, NULL, name, sizeof(name));
+	assert_string_equal(name, "we_ird_one");
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 1);
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		assert_int_equal(test_plant_stale(fx.dir, prefixes[i], "dpdk_telemetry.v2"), 0);
+	snprintf(text, sizeof(text), "Discover true\nRuntimeDir \"%s\"\n", fx.dir);
+	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
+	assert_int_equal(fc_init(), 0);
+	assert_int_equal(fc_read_all(), 0);
+	n = logged_names("collecting DPDK application '", names, 16);
+	assert_int_equal(n, 6); /* the five, and the fake application's "edge1" */
+	assert_distinct(names, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(strspn(names[i],
+					 "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					 "0123456789_-."),
+			strlen(names[i]));
+		assert_true(strlen(names[i]) < DTP_NAME_MAX);
+	}
+	assert_int_equal(fc_logs_matching("collecting DPDK application 'ok-1.2'"), 1);
+	assert_int_equal(fc_logs_matching("collecting DPDK application 'q_x'"), 1);
+	assert_int_equal(fc_logs_matching("collecting DPDK application 'n_l'"), 1);
+	assert_int_equal(fc_logs_matching("collecting DPDK application 'a_b'"), 1);
+	assert_int_equal(fc_logs_matching("collecting DPDK application 'a_b_"), 1);
+}
+
+/*
+ * An application without ethdev (/ethdev/list null) still gets its device classes, memory,
+ * <Command> blocks and uptime, and says so once at INFO. Failed before: the read ended at
+ * the null list, with nothing but up (1) and nothing logged.
+ */
+static void
+no_ethdev_reads_the_rest(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.no_ethdev = true, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure(NULL,
+				 "<Command \"/eal/heap_info\">\n Params \"0\"\n"
+				 " Name \"heap\"\n"
+				 "</Command>\n"),
+		0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(must_find(PI, "cryptodev_ops", "cryptodev0.enqueued_count")->v[0].derive,
+		320500096);
+	must_find(PI, "heap_bytes", "heap0");
+	must_find(PI, "gauge", "heap.Heap_size");
+	must_find(PI, "uptime", NULL);
+	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 1);
+	assert_int_equal(must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 0);
+	for (size_t i = 0; i < fc_nvalues(); i++)
+		assert_null(strstr(fc_value_at(i)->plugin_instance, ".port"));
+	assert_int_equal(fc_logs_matching("has no ethdev (/ethdev/list answers null)"), 1);
+}
+
+/* Value lists of this identifier dispatched so far. */
+static size_t
+count_of(const char *pi, const char *type, const char *ti)
+{
+	return fc_count(pi, type, ti);
+}
+
+/*
+ * Port facts follow the application. The queues of port 0 change (testpmd "port config all
+ * rxq 4", Open vSwitch's n_rxq): its xstats names change, and port_queues says so in the
+ * same read, once. Then the device at port 0 is replaced (another MAC, counters from 0):
+ * port_info names the new one in the read that sees it, and the old series is dispatched no
+ * more. Failed before: /ethdev/info once per process, port_queues and port_info of the first
+ * device for ever.
+ */
+static void
+port_facts_follow_the_port(void **state)
+{
+	char ti[DATA_MAX_NAME_LEN];
+
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_true(must_find(PI ".port0", "port_queues", NULL)->v[0].gauge == 1);
+	assert_int_equal(__atomic_load_n(&info_requests, __ATOMIC_RELAXED), 1);
+	/* 2 rx queues: names of xstats change. */
+	fx.app.nq = 2;
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(__atomic_load_n(&info_requests, __ATOMIC_RELAXED), 2);
+	assert_int_equal(count_of(PI ".port0", "port_queues", NULL), 1);
+	assert_true(must_find(PI ".port0", "port_queues", NULL)->v[0].gauge == 2);
+	/* Nothing changes: no more /ethdev/info (PortInfoInterval 60). */
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(__atomic_load_n(&info_requests, __ATOMIC_RELAXED), 2);
+	/* Another device at port 0: same names, counters from 0, another name and MAC. */
+	fx.app.dev_name = "net_null7";
+	fx.app.mac = "02:00:00:00:00:07";
+	fx.app.zero_counters = true;
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(count_of(PI ".port0", "port_info", NULL), 1);
+	snprintf(ti, sizeof(ti), "%s", must_find(PI ".port0", "port_info", NULL)->type_instance);
+	assert_string_equal(ti, "net_null7,net_null,02:00:00:00:00:07,0");
+	assert_int_equal(
+		count_of(PI ".port0", "port_info", "net_null0,net_null,B2:5B:35:7B:05:53,0"), 0);
+	assert_int_equal(fc_logs_matching("port 0 is now net_null7,net_null,02:00:00:00:00:07,0 "
+					  "(was net_null0,net_null,B2:5B:35:7B:05:53,0)"),
+		1);
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(count_of(PI ".port0", "port_info", NULL), 1);
+	assert_non_null(
+		fc_find(PI ".port0", "port_info", "net_null7,net_null,02:00:00:00:00:07,0"));
+}
+
+/* A port that left the list and came back is another port: its facts are learnt anew (and
+ * no /ethdev/info while it is away). */
+static void
+port_that_came_back_learnt_anew(void **state)
+{
+	unsigned int before;
+
+	(void)state;
+	start_app(&(struct app){.nports = 2, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure(NULL, "PortInfoInterval 86400\n"), 0);
+	assert_int_equal(fc_read_all(), 0);
+	before = __atomic_load_n(&info_requests, __ATOMIC_RELAXED);
+	fx.app.nports = 1; /* port 1 detached: null answers, then not listed */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(fc_read_all(), 0);
+	fx.app.nports = 2;
+	fc_clear_records();
+	/* Until the port list is asked again (once a second). */
+	for (uint64_t deadline = test_now_ms() + 5000;
+		fc_find(PI ".port1", "port_info", NULL) == NULL && test_now_ms() < deadline;
+		usleep(10000))
+		assert_int_equal(fc_read_all(), 0);
+	must_find(PI ".port1", "port_info", NULL);
+	assert_int_equal(__atomic_load_n(&info_requests, __ATOMIC_RELAXED), before + 1);
+}
+
+/* PortInfoInterval 0: /ethdev/info at every read. */
+static void
+port_info_interval_zero_every_read(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 1);
+	assert_int_equal(configure(NULL, "PortInfoInterval 0\n"), 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(__atomic_load_n(&info_requests, __ATOMIC_RELAXED), 4);
+}
+
+/* A null heap list ends only the heaps: the memzones are listed all the same. Failed
+ * before: the memzone list was asked only after a heap list that answered. */
+static void
+null_heap_list_ends_only_the_heaps(void **state)
+{
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1, .no_heap_list = true}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_null(fc_find(PI, "heap_bytes", NULL));
+	assert_true(must_find(PI, "count", "memzones")->v[0].gauge == 6);
+	must_find(PI, "mempool_objects", "mb_pool_0");
+}
+
 /* A discovered prefix "discover": on today's main its callback had the name of the
  * discovery callback; collectd refused it and freed the instance, and the plugin freed it
  * again (ASan: double free). */
@@ -2355,6 +2580,11 @@ bad_configurations_refused(void **state)
 		{NULL, "LinkInterval 86401",
 			"option 'LinkInterval' has the out-of-range value 86401"},
 		{"LinkInterval \"1m\"", NULL, "option 'LinkInterval' has the invalid value \"1m\""},
+		{"PortInfoInterval -1", NULL,
+			"option 'PortInfoInterval' has the out-of-range value -1: expected seconds "
+			"from 0 (/ethdev/info at every read) to 86400"},
+		{NULL, "PortInfoInterval \"daily\"",
+			"option 'PortInfoInterval' has the invalid value \"daily\""},
 		{"FilePrefix \"x\"", NULL,
 			"option 'FilePrefix' belongs in an <Instance \"name\"> block; did you "
 			"forget "
@@ -2420,6 +2650,8 @@ every_option_accepted(void **state)
 		"RuntimeDir \"/tmp\"",
 		"RetireAfter 1",
 		"RetireAfter 86400",
+		"PortInfoInterval 0",
+		"PortInfoInterval 86400",
 	};
 
 	(void)state;
@@ -2560,6 +2792,14 @@ main(void)
 		cmocka_unit_test_setup_teardown(discovery_finds_sockets, setup, teardown),
 		cmocka_unit_test(ambiguous_names),
 		cmocka_unit_test_setup_teardown(clashing_names_made_unique, setup, teardown),
+		cmocka_unit_test_setup_teardown(discovered_names_sanitized, setup, teardown),
+		cmocka_unit_test_setup_teardown(no_ethdev_reads_the_rest, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			null_heap_list_ends_only_the_heaps, setup, teardown),
+		cmocka_unit_test_setup_teardown(port_facts_follow_the_port, setup, teardown),
+		cmocka_unit_test_setup_teardown(port_that_came_back_learnt_anew, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			port_info_interval_zero_every_read, setup, teardown),
 		cmocka_unit_test(hashed_names),
 		cmocka_unit_test_setup_teardown(short_lived_applications_retired, setup, teardown),
 		cmocka_unit_test_setup_teardown(

@@ -98,6 +98,14 @@ handler(struct fake_server *fs, unsigned int conn, const char *req, struct fake_
 	else if (IS("/x/big"))
 		o->data = fs_printf("{\"/x/big\":{\"big\":18446744073709551615,\"neg\":-3,"
 				    "\"half\":0.5,\"ok\":9007199254740993}}");
+	/* Keys and numbers DPDK's own JSON writer never sends (lib/telemetry/telemetry_data.c
+	 * valid_name() keeps keys to [A-Za-z0-9_/], and telemetry_json.h writes a double with
+	 * "%.*g", which has no 1e400): what a server that builds its JSON itself can send. */
+	else if (IS("/x/clash"))
+		o->data = fs_printf("{\"/x/clash\":{\"a.b\":1,\"a\":{\"b\":2},\"a b\":3,"
+				    "\"a_b\":4,\"c\":5}}");
+	else if (IS("/x/inf"))
+		o->data = fs_printf("{\"/x/inf\":{\"big\":1e400,\"small\":-1e400,\"ok\":1.5}}");
 	else if (IS("/x/long"))
 		o->data = fs_printf("{\"/x/long\":{\"%0150d\":1,\"%0149d2\":2}}", 0, 0);
 	else
@@ -489,6 +497,50 @@ xstats_gauge_option_replaces_default(void **state)
 	must_find(PI ".port0", "xstat_gauge", "conntrack_allowance_available");
 }
 
+/*
+ * Keys that flatten or sanitize to one name give one value each read, the first in the
+ * reply, and one warning (two values of one identifier with one time: collectd refuses the
+ * second, "Value too old"). Failed before: x_clash.a.b and x_clash.a_b dispatched twice.
+ */
+static void
+clashing_keys_first_one_wins(void **state)
+{
+	size_t logs = 0;
+
+	(void)state;
+	start_app(false);
+	assert_int_equal(configure(NULL, "<Command \"/x/clash\">\n</Command>\n"), 0);
+	for (int i = 1; i <= 2; i++) {
+		fc_clear_records();
+		assert_int_equal(fc_read_all(), 0);
+		assert_int_equal(fc_count(PI, "gauge", "x_clash.a.b"), 1);
+		assert_int_equal(fc_count(PI, "gauge", "x_clash.a_b"), 1);
+		assert_true(gauge_of("gauge", "x_clash.a.b") == 1);
+		assert_true(gauge_of("gauge", "x_clash.a_b") == 3);
+		assert_true(gauge_of("gauge", "x_clash.c") == 5);
+		assert_int_equal(health("invalid"), 2 * i);
+		logs += fc_logs_matching("/x/clash has 2 values whose names clash");
+	}
+	assert_int_equal(logs, 1);
+}
+
+/* 1e400 is valid JSON but no finite number: left out and counted, one warning. Failed
+ * before: gauges of inf and -inf. */
+static void
+non_finite_numbers_dropped(void **state)
+{
+	(void)state;
+	start_app(false);
+	assert_int_equal(configure(NULL, "<Command \"/x/inf\">\n</Command>\n"), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_null(fc_find(PI, "gauge", "x_inf.big"));
+	assert_null(fc_find(PI, "gauge", "x_inf.small"));
+	assert_true(gauge_of("gauge", "x_inf.ok") == 1.5);
+	assert_int_equal(health("invalid"), 4);
+	assert_int_equal(fc_logs_matching("beyond a double's range (1e400)"), 1);
+}
+
 int
 main(void)
 {
@@ -505,6 +557,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			config_errors_name_key_value_and_expectation, setup, teardown),
 		cmocka_unit_test_setup_teardown(xstat_gauge_goes_down, setup, teardown),
+		cmocka_unit_test_setup_teardown(clashing_keys_first_one_wins, setup, teardown),
+		cmocka_unit_test_setup_teardown(non_finite_numbers_dropped, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			xstat_gauge_follows_reordered_counters, setup, teardown),
 		cmocka_unit_test_setup_teardown(

@@ -262,6 +262,73 @@ source_without_counter_then_with(void **state)
 	events_port_fini(&p);
 }
 
+/*
+ * link_changes never goes back across a change of source. The counter was 100; while the
+ * forwarder's main lcore stalled, the links were read without it and a down and an up were
+ * seen (101, 102); its counter, back, missed that blip (still 100): 102 stays. Failed before:
+ * 100 → 101 → 102 → 100, a counter reset to Prometheus (DpdkLinkFlapping then fired).
+ */
+static void
+counter_behind_after_source_change_never_goes_back(void **state)
+{
+	struct events_port p = {0};
+	struct events_link_reading fwd = link(EVENTS_LINK_UP);
+	struct events_link_reading down = link(EVENTS_LINK_DOWN), up = link(EVENTS_LINK_UP);
+	struct events_link_tr tr[EVENTS_LINK_TR_MAX];
+
+	(void)state;
+	fwd.have_changes = true;
+	fwd.changes = 100;
+	assert_int_equal(events_link_apply(&p, &fwd, true, 0, &conf, tr), 0);
+	assert_int_equal(p.changes, 100);
+	assert_int_equal(events_link_apply(&p, &down, true, 100, &conf, tr), 1);
+	assert_int_equal(p.changes, 101);
+	assert_int_equal(events_link_apply(&p, &up, true, 200, &conf, tr), 1);
+	assert_int_equal(p.changes, 102);
+	p.dirty = false;
+	assert_int_equal(events_link_apply(&p, &fwd, true, 300, &conf, tr), 0);
+	assert_int_equal(p.changes, 102);
+	assert_false(p.dirty);
+	/* From there on its counter's moves add up again. */
+	fwd.changes = 101;
+	fwd.state = EVENTS_LINK_DOWN;
+	fwd.speed = 0;
+	assert_int_equal(events_link_apply(&p, &fwd, true, 5000, &conf, tr), 1);
+	assert_int_equal(p.changes, 103);
+	/* A counter that counted more than was seen here (a flap between polls) adds the rest. */
+	assert_int_equal(events_link_apply(&p, &up, true, 5100, &conf, tr), 1);
+	assert_int_equal(p.changes, 104);
+	fwd.changes = 104; /* it counted the up and a down+up besides */
+	fwd.state = EVENTS_LINK_UP;
+	fwd.speed = 10000;
+	assert_int_equal(events_link_apply(&p, &fwd, true, 5200, &conf, tr), 0);
+	assert_int_equal(p.changes, 106);
+	events_port_fini(&p);
+}
+
+/* First read without the counter (the main lcore already stalled at start): when the counter
+ * comes, the count goes on from ours, without a jump to the counter's value. */
+static void
+counter_first_seen_late_is_no_jump(void **state)
+{
+	struct events_port p = {0};
+	struct events_link_reading fwd = link(EVENTS_LINK_UP);
+	struct events_link_reading down = link(EVENTS_LINK_DOWN), up = link(EVENTS_LINK_UP);
+	struct events_link_tr tr[EVENTS_LINK_TR_MAX];
+
+	(void)state;
+	assert_int_equal(events_link_apply(&p, &up, true, 0, &conf, tr), 0);
+	assert_int_equal(events_link_apply(&p, &down, true, 100, &conf, tr), 1);
+	assert_int_equal(p.changes, 1);
+	fwd.state = EVENTS_LINK_DOWN;
+	fwd.speed = 0;
+	fwd.have_changes = true;
+	fwd.changes = 57;
+	assert_int_equal(events_link_apply(&p, &fwd, true, 200, &conf, tr), 0);
+	assert_int_equal(p.changes, 1);
+	events_port_fini(&p);
+}
+
 static void
 unreadable_link_is_not_applied(void **state)
 {
@@ -688,6 +755,8 @@ main(void)
 		cmocka_unit_test(flapping_settles_down),
 		cmocka_unit_test(flap_threshold_1000),
 		cmocka_unit_test(source_without_counter_then_with),
+		cmocka_unit_test(counter_behind_after_source_change_never_goes_back),
+		cmocka_unit_test(counter_first_seen_late_is_no_jump),
 		cmocka_unit_test(unreadable_link_is_not_applied),
 		cmocka_unit_test(no_heartbeat_for_threshold_is_stalled_then_recovers),
 		cmocka_unit_test(loop_returned_is_exited),

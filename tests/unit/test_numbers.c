@@ -291,6 +291,31 @@ key_too_long(void **state)
 	dtel_numbers_clear(&n);
 }
 
+/* A number beyond a double's range (1e400) has no finite value: left out and counted, in
+ * the numbers as in a dict. Failed before: an infinite gauge. */
+static void
+non_finite_numbers_left_out(void **state)
+{
+	struct dtel_reply r =
+		reply_of("{\"/x\":{\"big\":1e400,\"small\":-1E+400,\"ok\":1.5,\"tiny\":1e-400}}");
+	struct dtel_numbers n;
+	struct dtel_dict d;
+
+	(void)state;
+	assert_int_equal(dtel_parse_numbers(&r, "/x", &n), 0);
+	assert_int_equal(n.n, 2); /* ok, and tiny (0: finite) */
+	assert_int_equal(n.nb_invalid, 2);
+	assert_true(n.flags & DTEL_F_INVALID);
+	assert_true(find(&n, "ok")->v.d == 1.5);
+	assert_true(find(&n, "tiny")->v.d == 0);
+	dtel_numbers_clear(&n);
+	assert_int_equal(dtel_parse_dict(&r, "/x", &d), 0);
+	assert_int_equal(d.n, 2);
+	assert_null(dtel_dict_find(&d, "big"));
+	assert_non_null(dtel_dict_find(&d, "ok"));
+	dtel_dict_clear(&d);
+}
+
 int
 main(void)
 {
@@ -299,6 +324,7 @@ main(void)
 		cmocka_unit_test(top_level_array_and_number),
 		cmocka_unit_test(u64_exact_above_2_pow_53),
 		cmocka_unit_test(negative_and_fractions),
+		cmocka_unit_test(non_finite_numbers_left_out),
 		cmocka_unit_test(null_reply_and_bad_json),
 		cmocka_unit_test(cut_reply_flags),
 		cmocka_unit_test(columnar_by_id),

@@ -3,9 +3,11 @@
  * Shared sessions: one connection per socket for the whole process, one request at a time,
  * reconnection with backoff, restart detection by pid.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +25,64 @@
 
 #define THREADS 8
 #define PER_THREAD 50
+
+/*
+ * Faults of the kernel that no fake server can make: this program's sendmmsg() and recvmsg()
+ * stand in for libc's (the library is linked in statically, so its calls land here) and,
+ * when armed by a test, fail once on the thread that armed them, as the kernel can: ENOBUFS
+ * (no memory for the socket buffer) and ENOMEM end neither the connection nor anything else.
+ */
+static struct {
+	pthread_t thread;
+	bool armed;
+	int mmsg_calls; /* sendmmsg(): the first sends one message only, the next fails */
+	bool recv_fail; /* recvmsg(): the next call fails */
+	int err;
+} fault;
+
+static bool
+fault_here(void)
+{
+	return fault.armed && pthread_equal(pthread_self(), fault.thread);
+}
+
+int
+sendmmsg(int fd, struct mmsghdr *msgs, unsigned int n, int flags)
+{
+	int (*real)(int, struct mmsghdr *, unsigned int, int) =
+		(int (*)(int, struct mmsghdr *, unsigned int, int))dlsym(RTLD_NEXT, "sendmmsg");
+
+	if (fault_here() && fault.mmsg_calls++ == 1) {
+		fault.armed = false;
+		errno = fault.err;
+		return -1;
+	}
+	return real(fd, msgs, fault_here() && n > 1 ? 1 : n, flags);
+}
+
+ssize_t
+recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	ssize_t (*real)(int, struct msghdr *, int) =
+		(ssize_t(*)(int, struct msghdr *, int))dlsym(RTLD_NEXT, "recvmsg");
+
+	if (fault_here() && fault.recv_fail) {
+		fault.armed = false;
+		errno = fault.err;
+		return -1;
+	}
+	return real(fd, msg, flags);
+}
+
+static void
+arm_fault(bool recv_fail, int err)
+{
+	fault.thread = pthread_self();
+	fault.mmsg_calls = 0;
+	fault.recv_fail = recv_fail;
+	fault.err = err;
+	fault.armed = true;
+}
 
 static void
 h_echo_slow(struct fake_server *fs, unsigned int c, const char *req, struct fake_reply *o, void *a)
@@ -182,7 +242,7 @@ many_replies_in_order(void **state)
 }
 
 /* A request that is never answered: those before it have their replies, it times out,
- * those after it were never answered; the next request reconnects. */
+ * those sent after it were never answered (-ECONNABORTED); the next request reconnects. */
 static void
 many_stops_at_a_hung_request(void **state)
 {
@@ -200,8 +260,9 @@ many_stops_at_a_hung_request(void **state)
 	assert_int_equal(res[0], 0);
 	assert_string_equal(r[1].json, "{\"/echo\":\"b\"}");
 	assert_int_equal(res[2], -ETIMEDOUT);
-	assert_int_equal(res[3], -ECANCELED);
-	assert_int_equal(res[4], -ECANCELED);
+	/* Sent (the window refilled as a and b were answered), their replies never read. */
+	assert_int_equal(res[3], -ECONNABORTED);
+	assert_int_equal(res[4], -ECONNABORTED);
 	assert_null(r[3].json);
 	dtel_reply_release(&r[0]);
 	dtel_reply_release(&r[1]);
@@ -988,6 +1049,164 @@ greeting_timeout_does_not_back_off(void **state)
 	fs_stop(fs);
 }
 
+/* /x,<n> answers {"/x":<n>}, the way /ethdev/xstats,<port> answers without naming its port;
+ * the first request of a connection is answered late. */
+static void
+h_numbered(struct fake_server *fs, unsigned int c, const char *req, struct fake_reply *o, void *a)
+{
+	(void)c, (void)a;
+	if (fs_requests(fs) == 1)
+		o->delay_ms = 30;
+	if (strncmp(req, "/x,", 3) == 0)
+		o->data = fs_printf("{\"/x\":%s}", req + 3);
+	else
+		o->data = fs_printf("{\"%.*s\":null}", (int)strcspn(req, ","), req);
+}
+
+/*
+ * A batch that ends on an error that ends nothing by itself (ENOBUFS from sendmmsg(), with a
+ * request sent and its reply still to come) must not leave that reply on the connection: the
+ * next request would take it for its own (both are /x; the replies do not say which n they
+ * answer). The connection is closed (requests sent after the one that met the error would get
+ * -ECONNABORTED; here that one is the only one sent). Failed before: the next /x,5 got
+ * {"/x":0}.
+ */
+static void
+many_error_with_replies_in_flight_closes(void **state)
+{
+	struct fake_config cfg = {.handler = h_numbered};
+	struct fake_server *fs = fs_start_path(&cfg);
+	const char *p[] = {"/x,0", "/x,1", "/x,2", "/x,3"};
+	struct dtel_reply r[4], one;
+	struct dtel_shared_status st;
+	struct dtel_shared *sh;
+	int res[4];
+
+	(void)state;
+	assert_int_equal(dtel_shared_get(fs_path(fs), &sh), 0);
+	arm_fault(false, ENOBUFS);
+	assert_int_equal(dtel_shared_query_many(sh, p, 4, 4, 500, r, res), 0);
+	fault.armed = false;
+	assert_int_equal(res[0], -ENOBUFS); /* sent, its reply not read yet */
+	assert_int_equal(res[1], -ECANCELED); /* never sent */
+	dtel_shared_status(sh, &st);
+	assert_int_equal(dtel_shared_query(sh, "/x,5", 500, &one), 0);
+	assert_string_equal(one.json, "{\"/x\":5}");
+	dtel_reply_release(&one);
+	assert_false(st.connected); /* closed by the batch, not by the request after it */
+	assert_int_equal(fs_connections(fs), 2);
+	dtel_shared_put(sh);
+	fs_stop(fs);
+}
+
+/* The same for one request whose reply could not be received (ENOMEM from recvmsg()): it is
+ * still on its way, so the connection goes. Failed before: the next /x,7 got {"/x":6}. */
+static void
+receive_error_closes(void **state)
+{
+	struct fake_config cfg = {.handler = h_numbered};
+	struct fake_server *fs = fs_start_path(&cfg);
+	struct dtel_shared *sh;
+	struct dtel_reply one;
+
+	(void)state;
+	assert_int_equal(dtel_shared_get(fs_path(fs), &sh), 0);
+	assert_int_equal(dtel_shared_query(sh, "/x,9", 500, &one), 0); /* connected */
+	dtel_reply_release(&one);
+	arm_fault(true, ENOMEM);
+	assert_int_equal(dtel_shared_query(sh, "/x,6", 500, &one), -ENOMEM);
+	fault.armed = false;
+	assert_int_equal(dtel_shared_query(sh, "/x,7", 500, &one), 0);
+	assert_string_equal(one.json, "{\"/x\":7}");
+	dtel_reply_release(&one);
+	assert_int_equal(fs_connections(fs), 2);
+	dtel_shared_put(sh);
+	fs_stop(fs);
+}
+
+/*
+ * Another process behind the socket that never greets (stopped right after it made its
+ * socket): SO_PEERCRED names it at connect, a new generation begins with it as the owner,
+ * and its greeting, when it comes, belongs to that same generation.
+ */
+static pid_t
+fork_late_greeter(const char *path, int *ret_ready)
+{
+	int fds[2];
+	pid_t child;
+
+	assert_int_equal(pipe(fds), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct fake_config a = {.path = path, .no_greeting = true};
+		struct fake_config b = {.path = path, .handler = h_echo_slow};
+		struct fake_server *s;
+		sigset_t set;
+		int sig;
+
+		close(fds[0]);
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+		s = fs_start_path(&a);
+		if (s == NULL || write(fds[1], "a", 1) != 1)
+			_exit(1);
+		sigwait(&set, &sig);
+		fs_stop(s);
+		b.pid = getpid();
+		s = fs_start_path(&b);
+		if (s == NULL || write(fds[1], "b", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	*ret_ready = fds[0];
+	return child;
+}
+
+static void
+ungreeted_owner_starts_a_generation(void **state)
+{
+	char dir[32], path[128], c;
+	struct fake_config a = {.pid = 100, .handler = h_echo_slow}, b = {0};
+	struct dtel_shared_status st;
+	struct dtel_shared *sh;
+	struct fake_server *fs = start_in_tmpdir(dir, path, sizeof(path), &a, &b, &sh);
+	pid_t child;
+	int ready;
+
+	(void)state;
+	assert_int_equal(query_echo(sh, 500), 0);
+	dtel_shared_status(sh, &st);
+	assert_int_equal(st.generation, 1);
+	assert_int_equal(st.owner_pid, 100); /* its greeting's */
+	assert_int_equal(st.peer_pid, getpid()); /* the fake server runs in this process */
+	fs_stop(fs);
+	child = fork_late_greeter(path, &ready);
+	assert_int_equal(read(ready, &c, 1), 1);
+	assert_int_equal(query_echo(sh, 100), -ETIMEDOUT);
+	dtel_shared_status(sh, &st);
+	assert_int_equal(st.generation, 2);
+	assert_int_equal(st.owner_pid, child);
+	assert_int_equal(st.peer_pid, child);
+	assert_int_equal(st.greeting.pid, 0); /* not the old process's */
+	assert_string_equal(st.greeting.version, "");
+	kill(child, SIGUSR1);
+	assert_int_equal(read(ready, &c, 1), 1);
+	assert_int_equal(query_echo(sh, 500), 0);
+	dtel_shared_status(sh, &st);
+	assert_int_equal(st.generation, 2); /* the same process, greeting at last */
+	assert_int_equal(st.owner_pid, child);
+	assert_int_equal(st.greeting.pid, child);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(ready);
+	dtel_shared_put(sh);
+	test_rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -1013,6 +1232,9 @@ main(void)
 		cmocka_unit_test(service_time_is_measured),
 		cmocka_unit_test(classes_share_the_budget),
 		cmocka_unit_test(cpu_time_corrects_the_estimates),
+		cmocka_unit_test(many_error_with_replies_in_flight_closes),
+		cmocka_unit_test(receive_error_closes),
+		cmocka_unit_test(ungreeted_owner_starts_a_generation),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

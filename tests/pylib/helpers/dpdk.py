@@ -347,6 +347,22 @@ def testpmd(prefix=None, nports=4, lcores='0,1', vdevs=None, extra=(), release=N
     return DpdkApp(argv, prefix, name='testpmd', **kw)
 
 
+def testpmd_cmd(app, *lines, timeout=30):
+    """Type each line at interactive testpmd's prompt (started with -i: DpdkApp keeps its
+    stdin a pipe) and wait until it prints its prompt again: the command has run. testpmd's
+    cmdline writes "testpmd> " after each command (and once at start), unbuffered."""
+    def prompts():
+        return app.log().count('testpmd> ')
+
+    wait_until(lambda: app._check_alive() and prompts() >= 1, timeout, 'the testpmd prompt')
+    for line in lines:
+        before = prompts()
+        app.proc.stdin.write(line.encode() + b'\n')
+        app.proc.stdin.flush()
+        wait_until(lambda: app._check_alive() and prompts() > before, timeout,
+                   f'testpmd> {line}')
+
+
 def fwd_ready(app):
     """dpdktel-fwd registers its /fwd/... commands once its ports are started, just before
     it launches the forwarding lcores (ports left out by -p are never started)."""

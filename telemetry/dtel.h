@@ -400,7 +400,7 @@ void dtel_shared_class_free(struct dtel_shared_class *cls);
  * A round of @cls cost the application @round_ns of service time (0: no new round; the cost
  * is smoothed over rounds); it wants to run every @want_ns with a budget of @budget (a
  * fraction of one core, > 0). Returns the interval in ns to run it at: @want_ns, or longer
- * when the classes of the session together would exceed the budget (not before its eighth
+ * when the classes of the session together would exceed the budget (not before its third
  * round, and at most twice the interval it returned last time for @cls: a cost learnt from a
  * few replies may be wrong).
  * Thread-safe.

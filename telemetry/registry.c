@@ -95,10 +95,10 @@ struct dtel_shared {
 	struct dtel_session *session;
 	/* What our requests really cost: the CPU time of the application's thread that serves
 	 * this connection (appcpu.c; "": not known), against what they cost by the estimates,
-	 * read at most once a second. factor: CPU per estimated ns, what the estimates are
+	 * read at most every CALIBRATE_NS. factor: CPU per estimated ns, what the estimates are
 	 * counted at. */
 	char cpu_path[96];
-	bool cpu_base;
+	bool cpu_base, weighed;
 	uint64_t cpu_ns, cpu_at_ns, est_ns;
 	double factor;
 	unsigned int failures; /* consecutive refused connects */
@@ -588,14 +588,21 @@ learn_costs(struct dtel_shared *sh, const char *const *cmds, const struct dtel__
 	return cost;
 }
 
-/* Estimated nanoseconds of ours that one calibration needs: less is too little to weigh. */
-#define CALIBRATE_MIN_NS (1000u * 1000u)
+/*
+ * The correction by the application's CPU time is weighed over CALIBRATE_NS at least, and
+ * over CALIBRATE_MIN_NS of estimated requests at least: a reply whose CPU time and estimate
+ * fall on two sides of a reading (the thread's time is brought up to date at its next tick
+ * or switch) would swing a short window by a factor of three. The first weighing sets it,
+ * later ones move it a quarter of the way.
+ */
+#define CALIBRATE_NS (5000ull * 1000u * 1000u)
+#define CALIBRATE_MIN_NS (2000u * 1000u)
 #define FACTOR_MIN 0.1
 #define FACTOR_MAX 10.0
 
 /*
  * The owner's: what @est estimated nanoseconds of requests really cost, by the CPU time of the
- * application's thread that serves us, read at most once a second (a few microseconds each).
+ * application's thread that serves us, read at most every CALIBRATE_NS (a few microseconds).
  */
 static uint64_t
 calibrated(struct dtel_shared *sh, uint64_t est)
@@ -604,7 +611,7 @@ calibrated(struct dtel_shared *sh, uint64_t est)
 	double f;
 
 	sh->est_ns += est;
-	if (sh->cpu_path[0] == '\0' || now < sh->cpu_at_ns + 1000000000u)
+	if (sh->cpu_path[0] == '\0' || (sh->cpu_base && now < sh->cpu_at_ns + CALIBRATE_NS))
 		return (uint64_t)((double)est * sh->factor);
 	if (dtel__thread_cpu_ns(sh->cpu_path, &cpu) < 0) {
 		sh->cpu_path[0] = '\0'; /* the thread has gone: estimates alone */
@@ -615,7 +622,8 @@ calibrated(struct dtel_shared *sh, uint64_t est)
 	if (sh->cpu_base && cpu >= sh->cpu_ns) {
 		f = (double)(cpu - sh->cpu_ns) / (double)sh->est_ns;
 		f = f < FACTOR_MIN ? FACTOR_MIN : f > FACTOR_MAX ? FACTOR_MAX : f;
-		sh->factor += (f - sh->factor) / 2;
+		sh->factor = sh->weighed ? sh->factor + (f - sh->factor) / 4 : f;
+		sh->weighed = true;
 	}
 	sh->cpu_base = true;
 	sh->cpu_ns = cpu;
@@ -948,7 +956,7 @@ dtel_shared_class_free(struct dtel_shared_class *cls)
 }
 
 /* Rounds of a class before its interval may stretch. */
-#define ROUNDS_BEFORE_PLAN 8
+#define ROUNDS_BEFORE_PLAN 3
 
 /* A class's load at the interval it wants (fraction of one core). */
 static double
@@ -1013,7 +1021,8 @@ dtel_shared_class_plan(
 			budget_min = c->budget;
 	share(sh, budget_min);
 	interval = cls->alloc > 0 ? cls->round_ns / cls->alloc : 0;
-	/* Its first rounds' costs were learnt from a few cold replies: not yet. */
+	/* Its first rounds: the costs of an application's first, cold replies are not yet weighed.
+	 */
 	if (interval < (double)want_ns || cls->rounds < ROUNDS_BEFORE_PLAN)
 		interval = (double)want_ns;
 	/* At most twice as long as the last time: a cost learnt from a few replies may be

@@ -191,8 +191,7 @@ dtel_probe(const char *path)
 int
 dtel_probe_pid(const char *path, long *ret_pid)
 {
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
+	long pid;
 	int fd = -1, ret;
 
 	if (ret_pid == NULL)
@@ -201,11 +200,12 @@ dtel_probe_pid(const char *path, long *ret_pid)
 	if (ret < 0)
 		return ret;
 	/* The credentials the listening process had at listen(): no reply needed. */
-	ret = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 ? 0 : -errno;
+	pid = peer_pid(fd);
 	close(fd);
-	if (ret == 0)
-		*ret_pid = cred.pid;
-	return ret;
+	if (pid == 0)
+		return -EPROTO;
+	*ret_pid = pid;
+	return 0;
 }
 
 /* Receive one datagram into buf (size bytes). Returns its length or -errno. */
@@ -251,8 +251,6 @@ read_greeting(int fd, uint64_t deadline_ns, struct dtel_greeting *ret_greeting)
 static int
 session_start(int fd, uint64_t opened_boot_ns, uint64_t deadline_ns, struct dtel_session **ret)
 {
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
 	struct dtel_session *s;
 	int r;
 
@@ -263,8 +261,7 @@ session_start(int fd, uint64_t opened_boot_ns, uint64_t deadline_ns, struct dtel
 	}
 	s->fd = fd;
 	s->opened_boot_ns = opened_boot_ns;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
-		s->peer_pid = cred.pid;
+	s->peer_pid = peer_pid(fd);
 	r = read_greeting(fd, deadline_ns, &s->greeting);
 	if (r < 0)
 		goto fail;

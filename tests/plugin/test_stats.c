@@ -2711,7 +2711,7 @@ budget_stretches_the_reads(void **state)
 	 * more (it doubles towards it from 0.1 s). */
 	if (iv < 0.3 || iv > 2)
 		fail_msg("poll_interval-read %g s: expected 0.4 s or a little more", iv);
-	/* Eight reads at the Interval (costs are learnt first), then every 0.4 s or so. */
+	/* Three reads at the Interval (costs are learnt first), then every 0.4 s or so. */
 	if (reads > 25)
 		fail_msg("%u of 50 callbacks read the ports: expected about 18", reads);
 	assert_true(reads >= 10);

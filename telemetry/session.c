@@ -497,12 +497,14 @@ dtel__session_query(struct dtel_session *s, const char *cmd, int timeout_ms,
 		return -ENOTCONN;
 	deadline_ns = dtel__now_ns() + (uint64_t)timeout_ms * 1000000u;
 	ret = set_io_timeout(s, timeout_ms);
+	/* Before send(): the application's thread, woken by it, often runs on this CPU and
+	 * answers before send() returns to us. */
+	sent_ns = dtel__now_ns();
 	if (ret == 0)
 		ret = send_request(s, cmd, strlen(cmd), deadline_ns);
 	if (ret < 0)
 		goto out;
 	*ret_sent = true;
-	sent_ns = dtel__now_ns();
 	io_serving(io, sent_ns);
 	n = recv_reply(s, deadline_ns);
 	io_serving(io, 0);
@@ -568,10 +570,11 @@ many_send(struct many *m)
 		k++;
 	}
 	while (k > 0) {
+		/* Before sendmmsg(): the application's thread may answer before it returns. */
+		uint64_t now = dtel__now_ns();
+
 		ret = sendmmsg(m->s->fd, msgs, (unsigned int)k, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (ret > 0) {
-			uint64_t now = dtel__now_ns();
-
 			if (m->sent == m->got)
 				io_serving(m->io, now); /* the application starts on it now */
 			for (int i = 0; i < ret; i++)

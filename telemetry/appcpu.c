@@ -3,13 +3,15 @@
  * The application's CPU time for our connection, from /proc: DPDK serves each telemetry
  * client on a thread of its own (lib/telemetry/telemetry.c socket_listener() starts
  * client_handler() for every accepted connection, in every release), so the CPU time of
- * that thread is exactly what our requests cost the application. It is the thread of the
- * application's process created last once we connected: found by its start time, right after
- * the greeting (which that thread sends). Where /proc does not show it (another pid
- * namespace without the pid, no schedstat), the caller does without.
+ * that thread is exactly what our requests cost the application, wake-ups and all. It is the
+ * thread of the application's process created last once we connected: found by its start
+ * time, right after the greeting (which that thread sends). Its schedstat file stays open
+ * and is read again with one pread() after each turn of ours. Where /proc does not show it
+ * (another pid namespace without the pid, no schedstat), the caller does without.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,13 +57,14 @@ start_ticks(long pid, const char *tid)
 }
 
 int
-dtel__server_thread(long pid, uint64_t opened_boot_ns, char *buf, size_t size)
+dtel__server_thread(long pid, uint64_t opened_boot_ns, int *ret_fd)
 {
 	long hz = sysconf(_SC_CLK_TCK);
 	unsigned long long since, best = 0;
-	char path[64], tid[256] = "";
+	char path[320], tid[256] = "";
 	struct dirent *e;
 	DIR *d;
+	int fd;
 
 	if (pid <= 0 || hz <= 0)
 		return -EINVAL;
@@ -85,19 +88,24 @@ dtel__server_thread(long pid, uint64_t opened_boot_ns, char *buf, size_t size)
 	closedir(d);
 	if (tid[0] == '\0')
 		return -ENOENT;
-	snprintf(buf, size, "/proc/%ld/task/%s/schedstat", pid, tid);
+	snprintf(path, sizeof(path), "/proc/%ld/task/%s/schedstat", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	*ret_fd = fd;
 	return 0;
 }
 
 int
-dtel__thread_cpu_ns(const char *schedstat, uint64_t *ret_ns)
+dtel__thread_cpu_ns(int fd, uint64_t *ret_ns)
 {
 	char buf[128], *end;
 	unsigned long long v;
-	int ret = read_line(schedstat, buf, sizeof(buf));
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
 
-	if (ret < 0)
-		return ret;
+	if (n <= 0)
+		return n < 0 ? -errno : -EIO;
+	buf[n] = '\0';
 	errno = 0;
 	v = strtoull(buf, &end, 10);
 	if (errno != 0 || end == buf)

@@ -108,13 +108,14 @@ int dtel__session_query_many(struct dtel_session *s, const char *const *cmds, si
 
 /**
  * The thread of application process @pid that serves our connection, opened at
- * @opened_boot_ns (CLOCK_BOOTTIME): its /proc schedstat path into @buf. -ENOENT when no thread
- * started after that, or /proc's error (appcpu.c).
+ * @opened_boot_ns (CLOCK_BOOTTIME): its /proc schedstat file, opened into *ret_fd (the
+ * caller's, close() it). -ENOENT when no thread started after that, or /proc's error
+ * (appcpu.c).
  */
-int dtel__server_thread(long pid, uint64_t opened_boot_ns, char *buf, size_t size);
+int dtel__server_thread(long pid, uint64_t opened_boot_ns, int *ret_fd);
 
-/** The CPU time (ns) in a /proc schedstat file. 0 or -errno. */
-int dtel__thread_cpu_ns(const char *schedstat, uint64_t *ret_ns);
+/** The CPU time (ns) of the thread whose schedstat file is open on @fd. 0 or -errno. */
+int dtel__thread_cpu_ns(int fd, uint64_t *ret_ns);
 
 /** CLOCK_BOOTTIME now, in nanoseconds (the clock of /proc's start times). */
 uint64_t dtel__boottime_ns(void);

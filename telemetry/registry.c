@@ -14,14 +14,16 @@
  * not the application), unless the request it waited behind has itself gone unanswered that
  * long (-ETIMEDOUT: the application does not answer).
  *
- * What each command costs the application is learnt from its service times (the time from
- * when the application could start on a request to its reply): the least of the last
- * COST_SAMPLES, the time of a reply that did not also wait for a CPU (on a busy host it often
- * does, and that is not time the application spent on us). Where /proc shows the thread of
- * the application that serves our connection, its CPU time corrects the estimates
- * (appcpu.c). Each request is then counted at its command's cost, per second, for
- * dtel_shared_load(), and the periodic rounds of the plugins (classes) are given intervals
- * that keep their load on the application within the smallest budget among them.
+ * What our requests cost the application is, where /proc shows the thread of the
+ * application that serves our connection, the CPU time that thread spends (appcpu.c): read
+ * after each turn of ours, it is exactly what the turn cost, wake-ups included (on a VM a
+ * lone request that wakes the thread costs it ten times a pipelined one). Elsewhere it is
+ * learnt from service times (from when the application could start on a request to its
+ * reply): per command, the least of the last COST_SAMPLES, the time of a reply that did not
+ * also wait for a CPU. The service times also size the batches' windows. The cost of each
+ * turn goes into the load per second, for dtel_shared_load(), and the periodic rounds of
+ * the plugins (classes) are given intervals that keep their load on the application within
+ * the smallest budget among them.
  *
  * state_lock guards everything of the queue, the load and the classes, and is never held
  * across I/O, so dtel_shared_status() answers at once even while a request is waiting. The
@@ -40,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "dtel_private.h"
 
@@ -94,13 +97,10 @@ struct dtel_shared {
 	/* The owner's (sh->busy): */
 	struct dtel_session *session;
 	/* What our requests really cost: the CPU time of the application's thread that serves
-	 * this connection (appcpu.c; "": not known), against what they cost by the estimates,
-	 * read at most every CALIBRATE_NS. factor: CPU per estimated ns, what the estimates are
-	 * counted at. */
-	char cpu_path[96];
-	bool cpu_base, weighed;
-	uint64_t cpu_ns, cpu_at_ns, est_ns;
-	double factor;
+	 * this connection (appcpu.c), its schedstat open on cpu_fd (-1: not known), and its
+	 * reading after our last turn. */
+	int cpu_fd;
+	uint64_t cpu_ns;
 	unsigned int failures; /* consecutive refused connects */
 	uint64_t retry_at_ns; /* no connect attempt before this */
 	struct sock_id failed_at; /* the socket file at the last failure */
@@ -146,7 +146,7 @@ shared_new(const char *path)
 	if (sh == NULL)
 		return NULL;
 	snprintf(sh->path, sizeof(sh->path), "%s", path); /* checked < DTEL_PATH_MAX */
-	sh->factor = 1;
+	sh->cpu_fd = -1;
 	pthread_mutex_init(&sh->state_lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -207,6 +207,8 @@ dtel_shared_put(struct dtel_shared *shared)
 	if (!last)
 		return;
 	dtel_session_close(shared->session);
+	if (shared->cpu_fd >= 0)
+		close(shared->cpu_fd);
 	pthread_mutex_destroy(&shared->state_lock);
 	pthread_cond_destroy(&shared->turn);
 	free(shared);
@@ -288,10 +290,14 @@ find_server_thread(struct dtel_shared *sh)
 	dtel__session_peer(sh->session, &pid, &opened);
 	if (pid <= 0)
 		pid = g->pid; /* SO_PEERCRED said nothing: the greeting's */
-	if (dtel__server_thread(pid, opened, sh->cpu_path, sizeof(sh->cpu_path)) < 0)
-		sh->cpu_path[0] = '\0';
-	sh->cpu_base = false;
-	sh->est_ns = 0;
+	if (sh->cpu_fd >= 0)
+		close(sh->cpu_fd);
+	sh->cpu_fd = -1;
+	if (dtel__server_thread(pid, opened, &sh->cpu_fd) == 0 &&
+		dtel__thread_cpu_ns(sh->cpu_fd, &sh->cpu_ns) < 0) {
+		close(sh->cpu_fd);
+		sh->cpu_fd = -1;
+	}
 }
 
 /*
@@ -589,47 +595,26 @@ learn_costs(struct dtel_shared *sh, const char *const *cmds, const struct dtel__
 }
 
 /*
- * The correction by the application's CPU time is weighed over CALIBRATE_NS at least, and
- * over CALIBRATE_MIN_NS of estimated requests at least: a reply whose CPU time and estimate
- * fall on two sides of a reading (the thread's time is brought up to date at its next tick
- * or switch) would swing a short window by a factor of three. The first weighing sets it,
- * later ones move it a quarter of the way.
- */
-#define CALIBRATE_NS (5000ull * 1000u * 1000u)
-#define CALIBRATE_MIN_NS (2000u * 1000u)
-#define FACTOR_MIN 0.1
-#define FACTOR_MAX 10.0
-
-/*
- * The owner's: what @est estimated nanoseconds of requests really cost, by the CPU time of the
- * application's thread that serves us, read at most every CALIBRATE_NS (a few microseconds).
+ * The owner's: what its turn cost the application. The CPU time its thread that serves us
+ * spent since our last turn, where /proc shows it (nothing else is asked of that thread in
+ * between: a reply it had not finished with then is counted now); else @est, what the
+ * requests cost by the estimates.
  */
 static uint64_t
-calibrated(struct dtel_shared *sh, uint64_t est)
+turn_cost(struct dtel_shared *sh, uint64_t est)
 {
-	uint64_t now = dtel__now_ns(), cpu;
-	double f;
+	uint64_t cpu;
 
-	sh->est_ns += est;
-	if (sh->cpu_path[0] == '\0' || (sh->cpu_base && now < sh->cpu_at_ns + CALIBRATE_NS))
-		return (uint64_t)((double)est * sh->factor);
-	if (dtel__thread_cpu_ns(sh->cpu_path, &cpu) < 0) {
-		sh->cpu_path[0] = '\0'; /* the thread has gone: estimates alone */
-		return (uint64_t)((double)est * sh->factor);
+	if (sh->cpu_fd < 0)
+		return est;
+	if (dtel__thread_cpu_ns(sh->cpu_fd, &cpu) < 0) {
+		close(sh->cpu_fd); /* the thread has gone: estimates alone */
+		sh->cpu_fd = -1;
+		return est;
 	}
-	if (sh->cpu_base && sh->est_ns < CALIBRATE_MIN_NS)
-		return (uint64_t)((double)est * sh->factor);
-	if (sh->cpu_base && cpu >= sh->cpu_ns) {
-		f = (double)(cpu - sh->cpu_ns) / (double)sh->est_ns;
-		f = f < FACTOR_MIN ? FACTOR_MIN : f > FACTOR_MAX ? FACTOR_MAX : f;
-		sh->factor = sh->weighed ? sh->factor + (f - sh->factor) / 4 : f;
-		sh->weighed = true;
-	}
-	sh->cpu_base = true;
+	est = cpu >= sh->cpu_ns ? cpu - sh->cpu_ns : 0;
 	sh->cpu_ns = cpu;
-	sh->cpu_at_ns = now;
-	sh->est_ns = 0;
-	return (uint64_t)((double)est * sh->factor);
+	return est;
 }
 
 /*
@@ -644,7 +629,7 @@ give_turn(struct dtel_shared *sh, const char *const *cmds, const struct dtel__io
 	pthread_mutex_lock(&sh->state_lock);
 	cost = learn_costs(sh, cmds, io);
 	pthread_mutex_unlock(&sh->state_lock);
-	cost = calibrated(sh, cost);
+	cost = turn_cost(sh, cost);
 	pthread_mutex_lock(&sh->state_lock);
 	if (sec != sh->load_sec) {
 		for (uint64_t s = sh->load_sec + 1; s <= sec && s <= sh->load_sec + LOAD_SECONDS;

@@ -983,11 +983,18 @@ read_link_set(struct ev_instance *ei, struct reading *rd)
 static void
 read_sources(struct ev_instance *ei, uint64_t t, struct reading *rd)
 {
-	uint64_t s0;
+	uint64_t s0 = ei->t.service_ns;
+	bool probed = !ei->have_caps || (ei->caps_again && t >= ei->caps_again_ms);
 
-	if ((!ei->have_caps || (ei->caps_again && t >= ei->caps_again_ms)) && probe_caps(ei, t) < 0)
+	/* The command list (again, while a starting application may register more) shows that
+	 * it answers, as the liveness request would: charged to that. */
+	if (probed && probe_caps(ei, t) < 0) {
+		charge(ei, POLL_ALIVE, s0);
 		return;
+	}
+	charge(ei, POLL_ALIVE, s0);
 	due_at(ei, t, rd);
+	rd->due[POLL_ALIVE] &= !probed;
 	s0 = ei->t.service_ns;
 	if (rd->due[POLL_LINKS])
 		read_link_set(ei, rd);
@@ -1006,8 +1013,11 @@ read_sources(struct ev_instance *ei, uint64_t t, struct reading *rd)
 }
 
 static enum events_poll
-outcome(const struct ev_instance *ei)
+outcome(const struct ev_instance *ei, uint64_t sent_before)
 {
+	/* Nothing due in this poll (the budget stretched every kind): nothing was learnt. */
+	if (ei->poll_err == 0 && ei->t.sent == sent_before)
+		return EVENTS_POLL_NOT_SENT;
 	/* Not sent (reconnecting backs off after a refusal): nothing was learnt. Unanswered in
 	 * time: hung, or gone if its process exited. Refused, or answered only with what the
 	 * protocol does not allow (garbage, a bad greeting): gone. A null reply, or one that
@@ -1570,19 +1580,20 @@ poll_once(struct ev_instance *ei)
 	struct reading rd = {0};
 	uint64_t t = dtp_now_ms();
 	bool was_up = ei->st.up, was_hung = ei->st.not_responding;
+	uint64_t sent = ei->t.sent;
 	enum events_poll poll;
 
 	ei->poll_err = 0;
 	/* The stats plugin's reads wait while this poll asks (libdpdktel's queue). */
 	dtel_shared_poll_begin(ei->t.sh);
 	read_sources(ei, t, &rd);
-	poll = outcome(ei);
+	poll = outcome(ei, sent);
 	/* A restart must be known before these readings meet the old state, and before an
 	 * unanswered poll is judged: by the process that holds the socket now. */
 	check_restart(ei);
 	if (poll == EVENTS_POLL_ANSWERED) {
 		confirm(ei, &rd, t);
-		poll = outcome(ei); /* a check may have met the hang */
+		poll = outcome(ei, sent); /* a check may have met the hang */
 	}
 	dtel_shared_poll_end(ei->t.sh);
 	plan_next(ei, &rd, t);

@@ -67,6 +67,7 @@ struct sim {
 	unsigned int poll_links, poll_usage, polls_links[3], polls_usage[3];
 	uint64_t main_age_ms; /* fwd: link_check_age_ms of /fwd/info */
 	int link_delay_ms; /* each /ethdev/link_status takes this long (a slow driver) */
+	int info_delay_ms; /* each /info takes this long, on the CPU */
 	unsigned int info_queries; /* /info answers given so far */
 };
 
@@ -260,7 +261,8 @@ sim_handler(
 	else if (IS("/info") && (++sim.info_queries, true)) /* telemetry.c json_info() */
 		o->data = fs_printf("{\"/info\":{\"version\":\"DPDK 22.11.11\",\"pid\":%ld,"
 				    "\"max_output_len\":16384}}",
-			(long)getpid());
+			(long)getpid()),
+		o->delay_ms = sim.info_delay_ms, o->spin = true;
 	else if (IS("/ethdev/list") && (poll_begins(), true))
 		o->data = fs_printf("{\"/ethdev/list\":[%s]}",
 			sim.nports == 1           ? "0"
@@ -350,6 +352,7 @@ setup(void **state)
 	sim.link_queries = 0;
 	sim.slow_once_ms = 0;
 	sim.link_delay_ms = 0;
+	sim.info_delay_ms = 0;
 	sim.info_queries = 0;
 	sim.eal = false;
 	sim.no_usage_cb = false;
@@ -1558,6 +1561,39 @@ budget_stretches_links_not_liveness(void **state)
 	assert_true(v.v[0].gauge < 0.0055);
 }
 
+static void
+set_dear(void *arg)
+{
+	(void)arg;
+	sim.link_delay_ms = 4;
+	sim.info_delay_ms = 10;
+}
+
+/*
+ * With every kind of poll stretched by the budget, some polls are due to ask nothing: such a
+ * poll says nothing of the application. A hang is "not responding", never "gone" (the poll
+ * that asked nothing was taken for a refused one, after the first unanswered request).
+ */
+static void
+hang_while_every_poll_is_stretched(void **state)
+{
+	bool yes = true;
+
+	(void)state;
+	/* Greeting as pid 1: an application long started, whose command list is not asked
+	 * again (a young one's is, every 100 ms, and that would be asked in those polls). */
+	start_server(1);
+	/* A Timeout shorter than the stretched liveness interval leaves polls after it with
+	 * nothing due. */
+	start_plugin("MaxAppLoad 20\nTimeout 0.02");
+	sim_set(set_dear, NULL);
+	wait_log("link poll every");
+	wait_log("liveness poll every");
+	sim_set(set_silent, &yes);
+	wait_note("DPDK application edge1 is not responding", 1, NULL);
+	assert_int_equal(fc_notifications_matching("is gone", NULL), 0);
+}
+
 /* A port or lcore the application no longer lists: one INFO line, then no more values. */
 static void
 unlisted_port_and_lcore_stop(void **state)
@@ -2038,6 +2074,8 @@ main(void)
 			polls_go_before_the_other_plugins_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			budget_stretches_links_not_liveness, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			hang_while_every_poll_is_stretched, setup, teardown),
 		cmocka_unit_test_setup_teardown(reads_never_undo_a_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(poll_and_read_in_one_time_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(

@@ -401,8 +401,8 @@ void dtel_shared_class_free(struct dtel_shared_class *cls);
  * is smoothed over rounds); it wants to run every @want_ns with a budget of @budget (a
  * fraction of one core, > 0). Returns the interval in ns to run it at: @want_ns, or longer
  * when the classes of the session together would exceed the budget (not before its third
- * round, and at most twice the interval it returned last time for @cls: a cost learnt from a
- * few replies may be wrong).
+ * round: an application's first replies are cold). A round's cost is the CPU time the
+ * application's serving thread used for it, where /proc shows that thread.
  * Thread-safe.
  */
 uint64_t dtel_shared_class_plan(

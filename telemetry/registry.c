@@ -990,7 +990,6 @@ dtel_shared_class_plan(
 {
 	struct dtel_shared *sh = cls->sh;
 	double budget_min = budget, interval;
-	uint64_t prev;
 
 	pthread_mutex_lock(&sh->state_lock);
 	if (round_ns > 0 && cls->rounds < ROUNDS_BEFORE_PLAN)
@@ -1010,11 +1009,6 @@ dtel_shared_class_plan(
 	 */
 	if (interval < (double)want_ns || cls->rounds < ROUNDS_BEFORE_PLAN)
 		interval = (double)want_ns;
-	/* At most twice as long as the last time: a cost learnt from a few replies may be
-	 * wrong, and a round run sooner learns more. */
-	prev = cls->interval_ns > want_ns ? cls->interval_ns : want_ns;
-	if (interval > 2.0 * (double)prev)
-		interval = 2.0 * (double)prev;
 	cls->interval_ns = (uint64_t)interval;
 	pthread_mutex_unlock(&sh->state_lock);
 	return cls->interval_ns;

@@ -75,8 +75,10 @@ dtel__server_thread(long pid, uint64_t opened_boot_ns, int *ret_fd)
 		return -errno;
 	while ((e = readdir(d)) != NULL) {
 		unsigned long long t;
+		char *end;
 
-		if (e->d_name[0] < '1' || e->d_name[0] > '9' || atol(e->d_name) == pid)
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' ||
+			strtol(e->d_name, &end, 10) == pid || *end != '\0')
 			continue;
 		t = start_ticks(pid, e->d_name);
 		/* Started once we connected (a tick early: the ticks are rounded down). */

@@ -497,7 +497,7 @@ struct dtp_caps {
 	bool fwd_info, fwd_ports, fwd_port, fwd_lcores; /* dpdktel-fwd's own commands */
 	bool eal_lcore; /* /eal/lcore/info: DPDK >= 23.03 */
 	bool eal_usage; /* /eal/lcore/usage: DPDK >= 23.03 */
-	bool cryptodev, dmadev, eventdev, rawdev; /* their /<class>/list... (stats_devices.c) */
+	bool cryptodev, dmadev, eventdev, rawdev; /* their /<class>/list... (devices.c) */
 };
 
 /**

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dpdktel_stats' device classes (plugins/stats_devices.c) against the fake collectd daemon
+ * dpdktel_stats' device classes (plugins/stats/devices.c) against the fake collectd daemon
  * and a fake application that answers with replies recorded from DPDK 22.11 processes
  * (tests/data/dpdk-22.11: testpmd with --vdev crypto_null0, dma_skeleton0, event_sw0,
  * rawdev_skeleton0; dpdk-test-crypto-perf on crypto_null; dpdk-test-eventdev perf_queue on

@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "common/dtp.h"
-#include "events.h"
+#include "machines.h"
 
 #define PLUGIN "dpdktel_events"
 #define LOG(level, ...) DTP_LOG(level, PLUGIN, __VA_ARGS__)

@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "common/dtp.h"
-#include "stats_command.h"
-#include "stats_devices.h"
-#include "stats_drops.h"
-#include "stats_memory.h"
+#include "command.h"
+#include "devices.h"
+#include "port_drops.h"
+#include "memory.h"
 
 #define PLUGIN "dpdktel_stats"
 #define LOG(level, ...) DTP_LOG(level, PLUGIN, __VA_ARGS__)
@@ -31,7 +31,7 @@
 
 struct stats_opts {
 	bool basic, per_queue, xstats, app, memory;
-	bool drops; /* Drops: stats_drops.c */
+	bool drops; /* Drops: port_drops.c */
 	unsigned int hide_zero_from; /* xstats of a full reply from which to ask hide_zero=true */
 	double timeout;
 	double link_interval; /* seconds between two /ethdev/link_status of a port; 0: every read */
@@ -157,7 +157,7 @@ struct stats_instance {
 	bool caps_young; /* ... while the application was starting: probe again */
 	struct dtp_caps caps;
 	bool globs_checked;
-	struct stats_memory mem; /* MemoryStats: stats_memory.c */
+	struct stats_memory mem; /* MemoryStats: memory.c */
 	uint64_t lcore_info_generation; /* the lcores' info was read for this generation */
 	uint64_t no_usage_generation; /* /eal/lcore/usage listed no lcore in this generation */
 	uint64_t info_generation; /* instance_info below is of this generation */

@@ -42,10 +42,7 @@ ev_query(struct ev_instance *ei, const char *cmd, struct dtel_reply *r)
 int
 ev_query_id(struct ev_instance *ei, const char *name, unsigned int id, struct dtel_reply *r)
 {
-	char cmd[96];
-
-	snprintf(cmd, sizeof(cmd), "%s,%u", name, id);
-	return ev_query(ei, cmd, r);
+	return dtp_query_id(ev_query_fn, ei, name, id, r);
 }
 
 /* ev_query() as the readers of plugins/common call it. */

@@ -11,7 +11,7 @@
  * is the port's loss, each packet once.
  *
  * The mapping from the port's xstats names to table rows is made once per set of names (a
- * hash of them all, as the XStats kinds of dpdktel_stats.c): a read costs one pass over the
+ * hash of them all, as the XStats kinds of xstats.c): a read costs one pass over the
  * reply, no string comparison.
  */
 #ifndef DROPS_H
@@ -113,7 +113,7 @@ bool drops_name_matches(const char *pattern, const char *name);
 
 /*
  * FNV-1a over every name of @x, in order: what tells a reply with the names of the last one
- * (dpdktel_stats.c keys its XStats kinds by it too, and hashes each reply once for both).
+ * (xstats.c keys its XStats kinds by it too, and hashes each reply once for both).
  */
 uint64_t drops_names_hash(const struct dtel_xstats *x);
 

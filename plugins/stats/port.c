@@ -200,7 +200,7 @@ st_port_state(struct stats_instance *si, uint16_t id)
 /*
  * The sources of a port's values, read in this order. Adding a counter source is one row
  * here (the option that turns it on, the command it sends, its reader), its types in
- * dpdktel.types.db and in types[] below, and its identifiers in docs/metrics.md.
+ * dpdktel.types.db and in types[] (dpdktel_stats.c), and its identifiers in docs/metrics.md.
  */
 static const struct port_source {
 	size_t option; /* offset of the bool in struct stats_opts that turns it on; NO_OPTION */

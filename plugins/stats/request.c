@@ -105,10 +105,7 @@ st_read_halted(void *ctx)
 int
 st_query_id(struct stats_instance *si, const char *name, unsigned int id, struct dtel_reply *r)
 {
-	char cmd[96];
-
-	snprintf(cmd, sizeof(cmd), "%s,%u", name, id);
-	return st_query(si, cmd, r);
+	return dtp_query_id(st_query_fn, si, name, id, r);
 }
 
 void

@@ -207,8 +207,8 @@ class Run:
     def settle(self, budget, most):
         """Wait (up to `most` s) until the events plugin's app_load, what it reckons both
         plugins cost the application over the last 10 s, is within `budget` (% of one core):
-        a plugin over its MaxAppLoad stretches its intervals step by step (at most doubling
-        each time), so the steady state comes some seconds after the start. Seconds waited;
+        a plugin over its MaxAppLoad stretches its intervals once three rounds of each kind
+        have measured their cost, so the steady state comes some seconds after the start. Seconds waited;
         0 where the plugin reports no app_load; None when it did not settle."""
         ident = f'dpdktel_events-{INSTANCE}/app_load'
         if self.cd.getval(ident) is None:

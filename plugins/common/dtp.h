@@ -492,12 +492,16 @@ void *dtp_slot(void *arr, size_t *n, size_t size, unsigned int id, size_t *ret_i
  */
 typedef int (*dtp_query_fn)(void *ctx, const char *cmd, struct dtel_reply *ret);
 
+/** @q with "<name>,<id>" (a port, a device, an lcore): what @q returns. */
+int dtp_query_id(
+	dtp_query_fn q, void *ctx, const char *name, unsigned int id, struct dtel_reply *ret);
+
 /** What an application offers, from its command list. */
 struct dtp_caps {
 	bool fwd_info, fwd_ports, fwd_port, fwd_lcores; /* dpdktel-fwd's own commands */
 	bool eal_lcore; /* /eal/lcore/info: DPDK >= 23.03 */
 	bool eal_usage; /* /eal/lcore/usage: DPDK >= 23.03 */
-	bool cryptodev, dmadev, eventdev, rawdev; /* their /<class>/list... (stats_devices.c) */
+	bool cryptodev, dmadev, eventdev, rawdev; /* their /<class>/list... (devices.c) */
 };
 
 /**

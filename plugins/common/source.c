@@ -12,6 +12,15 @@
 #include "dtp.h"
 
 int
+dtp_query_id(dtp_query_fn q, void *ctx, const char *name, unsigned int id, struct dtel_reply *ret)
+{
+	char cmd[96];
+
+	snprintf(cmd, sizeof(cmd), "%s,%u", name, id);
+	return q(ctx, cmd, ret);
+}
+
+int
 dtp_query_dict(dtp_query_fn q, void *ctx, struct dtp_target *t, const char *cmd, const char *key,
 	bool null_ok, struct dtel_dict *ret_d)
 {

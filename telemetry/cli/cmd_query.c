@@ -75,6 +75,30 @@ query_opt(int c, const char *arg, void *ctx)
 	return 0;
 }
 
+/* The reply as the flags ask, then released; EXIT_ERROR when it could not be written. */
+static int
+print_reply(const struct query_flags *f, const char *cmd, const char *path, struct dtel_reply *r)
+{
+	int ret;
+
+	if (r->flags & DTEL_F_NEAR_LIMIT)
+		cli_err("warning: the reply (%zu bytes) is near the application's limit and may "
+			"have been cut",
+			r->len);
+	if (f->raw)
+		ret = cli_put_json_text(r->json) < 0 ? -EIO : 0;
+	else if (f->numbers)
+		ret = print_numbers(r);
+	else
+		ret = print_pretty(r);
+	dtel_reply_release(r);
+	if (ret < 0) {
+		cli_err("%s on %s: %s", cmd, path, dtel_strerror(ret));
+		return EXIT_ERROR;
+	}
+	return 0;
+}
+
 int
 cmd_query(struct cli_opts *o, int argc, char **argv)
 {
@@ -113,8 +137,7 @@ cmd_query(struct cli_opts *o, int argc, char **argv)
 	dtel_session_close(s);
 	if (ret == -EINVAL) {
 		cli_err("invalid command '%s': expected /command (letters, digits, '_' and '/', "
-			"under "
-			"56 characters) or /command,params",
+			"under 56 characters) or /command,params",
 			cmd);
 		return EXIT_USAGE;
 	}
@@ -122,20 +145,5 @@ cmd_query(struct cli_opts *o, int argc, char **argv)
 		cli_err("%s on %s: %s", cmd, path, dtel_strerror(ret));
 		return EXIT_ERROR;
 	}
-	if (r.flags & DTEL_F_NEAR_LIMIT)
-		cli_err("warning: the reply (%zu bytes) is near the application's limit and may "
-			"have been cut",
-			r.len);
-	if (f.raw)
-		ret = cli_put_json_text(r.json) < 0 ? -EIO : 0;
-	else if (f.numbers)
-		ret = print_numbers(&r);
-	else
-		ret = print_pretty(&r);
-	dtel_reply_release(&r);
-	if (ret < 0) {
-		cli_err("%s on %s: %s", cmd, path, dtel_strerror(ret));
-		return EXIT_ERROR;
-	}
-	return 0;
+	return print_reply(&f, cmd, path, &r);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * drops_cost: what drop attribution (plugins/drops.c) adds to dpdktel_stats' read of a port,
+ * drops_cost: what drop attribution (plugins/stats/drops.c) adds to dpdktel_stats' read of a port,
  * against what the read costs anyway: parsing the port's /ethdev/xstats reply.
  *
  * Replies: a net_tap port with 4 queues (28 counters, tests/data/dpdk-22.11), and an
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "drops.h"
+#include "stats/drops.h"
 
 #define ROUNDS 9
 #define CALLS 20000

@@ -115,7 +115,7 @@ handler(struct fake_server *s, unsigned int conn, const char *req, struct fake_r
 		{"/eal/app_params", "dpdk-22.11/eal_app_params.json"},
 		{"/info", "dpdk-22.11/info.json"},
 		/* No such device in testpmd on net_null: null (perform_command() of a callback
-		 * that fails) or an empty list (plugins/stats_devices.c). */
+		 * that fails) or an empty list (plugins/stats/devices.c). */
 		{"/cryptodev/list", NULL},
 		{"/eventdev/dev_list", "dpdk-22.11/eventdev_dev_list-none.json"},
 	};

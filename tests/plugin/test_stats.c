@@ -16,13 +16,10 @@
 #include <cmocka.h>
 
 #include "common/dtp.h"
-#include "fake_collectd.h"
-#include "fake_server.h"
+#include "fake_app.h"
 #include "test_util.h"
 
 void module_register(void);
-
-#define PI "edge1"
 
 /* A simulated DPDK application: which replies the fake server gives. */
 struct app {
@@ -549,46 +546,23 @@ app_handler(
 #undef IS
 }
 
-/* Per test: a fake application and the plugin loaded into the fake daemon. */
-struct fixture {
-	struct app app;
-	struct fake_server *fs;
-	char dir[64];
-	char path[128];
-};
-
-static struct fixture fx;
+/* The application the fake serves in this test (fake_app.h): the handler reads it. */
+static struct app the_app;
 
 static void
 start_app(const struct app *a, long pid)
 {
-	struct fake_config cfg = {
-		.handler = app_handler, .arg = &fx.app, .pid = pid, .path = fx.path};
-	static char greeting[128]; /* the server reads it at each accept */
-
-	if (a->version != NULL) {
-		snprintf(greeting, sizeof(greeting),
-			"{\"version\":\"%s\",\"pid\":%ld,\"max_output_len\":16384}", a->version,
-			pid);
-		cfg.greeting = greeting;
-	}
-	fx.app = *a;
-	fx.fs = fs_start_path(&cfg);
-	assert_non_null(fx.fs);
+	the_app = *a;
+	fa_start(app_handler, &the_app, pid, a->version);
 }
 
 static int
 setup(void **state)
 {
 	(void)state;
-	memset(&fx, 0, sizeof(fx));
-	if (test_tmpdir("plug", fx.dir, sizeof(fx.dir)) < 0)
+	memset(&the_app, 0, sizeof(the_app));
+	if (fa_setup("plug", module_register) < 0)
 		return -1;
-	snprintf(fx.path, sizeof(fx.path), "%s/edge1", fx.dir);
-	mkdir(fx.path, 0700);
-	strcat(fx.path, "/dpdk_telemetry.v2");
-	fc_reset();
-	fc_load(module_register);
 	__atomic_store_n(&values_at_requests, 0, __ATOMIC_RELAXED);
 	app_hung = 0;
 	__atomic_store_n(&hide_zero_requests, 0, __ATOMIC_RELAXED);
@@ -610,38 +584,14 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	fc_shutdown();
-	fs_stop(fx.fs);
-	return test_rmdir(fx.dir);
+	return fa_teardown();
 }
 
 /* Configure with an <Instance "edge1"> on the fake socket plus extra options. */
 static int
 configure(const char *global, const char *instance_opts)
 {
-	char text[2048];
-
-	snprintf(text, sizeof(text),
-		"%s\n<Instance \"" PI "\">\n SocketPath \"%s\"\n%s\n</Instance>\n",
-		global ? global : "", fx.path, instance_opts ? instance_opts : "");
-	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
-	return fc_init();
-}
-
-static const struct fc_value *
-must_find(const char *pi, const char *type, const char *ti)
-{
-	const struct fc_value *v = fc_find(pi, type, ti);
-
-	if (v == NULL) {
-		for (size_t i = 0; i < fc_nvalues(); i++)
-			if (strcmp(fc_value_at(i)->type, type) == 0)
-				print_message("have %s/%s-%s\n", fc_value_at(i)->plugin_instance,
-					type, fc_value_at(i)->type_instance);
-		fc_dump_logs();
-		fail_msg("no value %s/%s-%s", pi, type, ti ? ti : "");
-	}
-	return v;
+	return fa_configure("dpdktel_stats", global, instance_opts, NULL);
 }
 
 static void
@@ -655,38 +605,39 @@ values_for_recorded_replies(void **state)
 	assert_int_equal(fc_reads(), 1);
 	assert_int_equal(fc_read_all(), 0);
 
-	v = must_find(PI ".port0", "if_packets", NULL);
+	v = fa_must_find(PI ".port0", "if_packets", NULL);
 	assert_string_equal(v->plugin, "dpdktel_stats");
 	assert_int_equal(v->n, 2);
 	assert_int_equal(v->ds_type[0], DS_TYPE_DERIVE);
 	assert_int_equal(v->v[0].derive, 18980928);
 	assert_int_equal(v->v[1].derive, 5);
-	assert_int_equal(must_find(PI ".port1", "if_octets", NULL)->v[0].derive, 0);
-	assert_int_equal(must_find(PI ".port0", "if_errors", NULL)->v[1].derive, 0);
-	assert_int_equal(must_find(PI ".port0", "if_rx_dropped", "missed")->v[0].derive, 0);
-	assert_int_equal(must_find(PI ".port0", "if_rx_dropped", "nombuf")->v[0].derive, 0);
-	assert_int_equal(must_find(PI ".port1", "xstat", "rx_good_packets")->v[0].derive, 18980928);
-	assert_int_equal(must_find(PI ".port0", "xstat", "rx_q3_packets")->v[0].derive, 4745856);
-	assert_true(must_find(PI ".port0", "link_speed", NULL)->v[0].gauge == 10000);
-	v = must_find(PI ".port1", "port_queues", NULL);
+	assert_int_equal(fa_must_find(PI ".port1", "if_octets", NULL)->v[0].derive, 0);
+	assert_int_equal(fa_must_find(PI ".port0", "if_errors", NULL)->v[1].derive, 0);
+	assert_int_equal(fa_must_find(PI ".port0", "if_rx_dropped", "missed")->v[0].derive, 0);
+	assert_int_equal(fa_must_find(PI ".port0", "if_rx_dropped", "nombuf")->v[0].derive, 0);
+	assert_int_equal(
+		fa_must_find(PI ".port1", "xstat", "rx_good_packets")->v[0].derive, 18980928);
+	assert_int_equal(fa_must_find(PI ".port0", "xstat", "rx_q3_packets")->v[0].derive, 4745856);
+	assert_true(fa_must_find(PI ".port0", "link_speed", NULL)->v[0].gauge == 10000);
+	v = fa_must_find(PI ".port1", "port_queues", NULL);
 	assert_true(v->v[0].gauge == 1 && v->v[1].gauge == 1);
-	assert_true(must_find(PI ".port1", "port_mtu", NULL)->v[0].gauge == 1500);
-	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 1);
-	v = must_find(PI, "heap_bytes", "heap0");
+	assert_true(fa_must_find(PI ".port1", "port_mtu", NULL)->v[0].gauge == 1500);
+	assert_true(fa_must_find(PI, "up", NULL)->v[0].gauge == 1);
+	v = fa_must_find(PI, "heap_bytes", "heap0");
 	assert_true(v->v[0].gauge == 1073741824.0 && v->v[1].gauge == 422268608.0);
-	v = must_find(PI, "mempool_objects", "mb_pool_0");
+	v = fa_must_find(PI, "mempool_objects", "mb_pool_0");
 	assert_true(v->v[0].gauge == 155456 && v->v[1].gauge == 155456);
 	/* 22.11: no counts of available objects, no ring commands. */
 	assert_null(fc_find(PI, "mempool_use", NULL));
 	assert_null(fc_find(PI, "ring_entries", NULL));
 	assert_int_equal(__atomic_load_n(&ring_list_requests, __ATOMIC_RELAXED), 0);
 	/* Memzones 0 to 5 of 1000 + id bytes each. */
-	assert_true(must_find(PI, "count", "memzones")->v[0].gauge == 6);
-	assert_true(must_find(PI, "bytes", "memzones")->v[0].gauge == 6 * 1000 + 15);
-	assert_int_equal(must_find(PI, "telemetry_requests", "sent")->v[0].derive,
-		(derive_t)fs_requests(fx.fs));
-	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
-	assert_int_equal(must_find(PI, "restarts", NULL)->v[0].derive, 0);
+	assert_true(fa_must_find(PI, "count", "memzones")->v[0].gauge == 6);
+	assert_true(fa_must_find(PI, "bytes", "memzones")->v[0].gauge == 6 * 1000 + 15);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "sent")->v[0].derive,
+		(derive_t)fs_requests(fa.fs));
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
+	assert_int_equal(fa_must_find(PI, "restarts", NULL)->v[0].derive, 0);
 	/* No per-queue values unless asked for, nothing from /fwd on an application without it. */
 	assert_null(fc_find(PI ".port0", "queue_packets", NULL));
 	assert_null(fc_find(PI ".port0", "if_tx_dropped", NULL));
@@ -757,10 +708,10 @@ ports_option_filters(void **state)
 	start_app(&(struct app){.nports = 4, .silent_stats_port = -1}, 1);
 	assert_int_equal(configure("Ports \"0,2-3\"", NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	must_find(PI ".port0", "if_packets", NULL);
+	fa_must_find(PI ".port0", "if_packets", NULL);
 	assert_null(fc_find(PI ".port1", "if_packets", NULL));
-	must_find(PI ".port2", "if_packets", NULL);
-	must_find(PI ".port3", "if_packets", NULL);
+	fa_must_find(PI ".port2", "if_packets", NULL);
+	fa_must_find(PI ".port3", "if_packets", NULL);
 }
 
 static void
@@ -770,7 +721,7 @@ instance_overrides_global(void **state)
 	start_app(&(struct app){.nports = 2, .silent_stats_port = -1}, 1);
 	assert_int_equal(configure("XStats false\nPorts \"0\"", "XStats true"), 0);
 	assert_int_equal(fc_read_all(), 0);
-	must_find(PI ".port0", "xstat", "rx_good_packets"); /* the instance said true */
+	fa_must_find(PI ".port0", "xstat", "rx_good_packets"); /* the instance said true */
 	assert_null(fc_find(PI ".port1", "if_packets", NULL)); /* the global Ports applies */
 }
 
@@ -783,11 +734,11 @@ per_queue_only_queues_that_moved(void **state)
 	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 1);
 	assert_int_equal(configure("PerQueue true", NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	v = must_find(PI ".port0", "queue_packets", "q3");
+	v = fa_must_find(PI ".port0", "queue_packets", "q3");
 	assert_int_equal(v->v[0].derive, 4745856);
 	assert_int_equal(v->v[1].derive, 1);
-	must_find(PI ".port0", "queue_octets", "q0");
-	must_find(PI ".port0", "queue_errors", "q2");
+	fa_must_find(PI ".port0", "queue_octets", "q0");
+	fa_must_find(PI ".port0", "queue_errors", "q2");
 	assert_null(fc_find(PI ".port0", "queue_packets", "q4"));
 }
 
@@ -829,7 +780,7 @@ per_queue_same_identifiers_from_xstats(void **state)
 	assert_int_equal(fc_read_all(), 0);
 	queue_values(PI ".port0", from_stats, sizeof(from_stats));
 	fc_shutdown();
-	fs_stop(fx.fs);
+	fs_stop(fa.fs);
 	fc_reset();
 	fc_load(module_register);
 	/* The same counters without the q_* arrays, as 25.11 sends them. */
@@ -868,10 +819,10 @@ per_queue_without_xstats_option(void **state)
 	assert_int_equal(configure("PerQueue true\nXStats false", NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(fc_read_all(), 0);
-	assert_int_equal(must_find(PI ".port0", "queue_packets", "q1")->v[0].derive, 669984);
+	assert_int_equal(fa_must_find(PI ".port0", "queue_packets", "q1")->v[0].derive, 669984);
 	assert_null(fc_find(PI ".port0", "xstat", NULL));
 	/* The generic counters from the same reply: one request per port and read. */
-	must_find(PI ".port0", "if_packets", NULL);
+	fa_must_find(PI ".port0", "if_packets", NULL);
 	assert_int_equal(__atomic_load_n(&xstats_requests, __ATOMIC_RELAXED), 2);
 	assert_int_equal(__atomic_load_n(&stats_requests, __ATOMIC_RELAXED), 0);
 }
@@ -893,11 +844,11 @@ one_counter_request_per_port(void **state)
 	assert_int_equal(__atomic_load_n(&xstats_requests, __ATOMIC_RELAXED), 4);
 	assert_int_equal(__atomic_load_n(&stats_requests, __ATOMIC_RELAXED), 0);
 	assert_int_equal(__atomic_load_n(&link_requests, __ATOMIC_RELAXED), 4);
-	v = must_find(PI ".port3", "if_packets", NULL);
+	v = fa_must_find(PI ".port3", "if_packets", NULL);
 	assert_true(v->v[0].derive == 18980928 && v->v[1].derive == 5); /* null_stats-4q.json */
-	v = must_find(PI ".port3", "queue_packets", "q3");
+	v = fa_must_find(PI ".port3", "queue_packets", "q3");
 	assert_true(v->v[0].derive == 4745856 && v->v[1].derive == 1);
-	must_find(PI ".port3", "if_rx_dropped", "nombuf");
+	fa_must_find(PI ".port3", "if_rx_dropped", "nombuf");
 	/* LinkInterval: the next reads send only the xstats, and the speed goes on. */
 	reset_port_requests();
 	fc_clear_records();
@@ -906,8 +857,8 @@ one_counter_request_per_port(void **state)
 	assert_int_equal(__atomic_load_n(&xstats_requests, __ATOMIC_RELAXED), 8);
 	assert_int_equal(__atomic_load_n(&stats_requests, __ATOMIC_RELAXED), 0);
 	assert_int_equal(__atomic_load_n(&link_requests, __ATOMIC_RELAXED), 0);
-	assert_true(must_find(PI ".port2", "link_speed", NULL)->v[0].gauge == 10000);
-	assert_int_equal(must_find(PI ".port0", "if_octets", NULL)->v[0].derive, 0);
+	assert_true(fa_must_find(PI ".port2", "link_speed", NULL)->v[0].gauge == 10000);
+	assert_int_equal(fa_must_find(PI ".port0", "if_octets", NULL)->v[0].derive, 0);
 }
 
 /* Where the xstats do not carry ethdev's counters (null here), or XStats is false without
@@ -923,9 +874,9 @@ stats_where_xstats_do_not_serve(void **state)
 	assert_int_equal(__atomic_load_n(&xstats_requests, __ATOMIC_RELAXED), 4);
 	assert_int_equal(__atomic_load_n(&stats_requests, __ATOMIC_RELAXED), 4);
 	assert_int_equal(__atomic_load_n(&link_requests, __ATOMIC_RELAXED), 4);
-	assert_int_equal(must_find(PI ".port1", "if_packets", NULL)->v[0].derive, 18980928);
+	assert_int_equal(fa_must_find(PI ".port1", "if_packets", NULL)->v[0].derive, 18980928);
 	fc_shutdown();
-	fs_stop(fx.fs);
+	fs_stop(fa.fs);
 	fc_reset();
 	fc_load(module_register);
 	reset_port_requests();
@@ -934,7 +885,7 @@ stats_where_xstats_do_not_serve(void **state)
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(__atomic_load_n(&xstats_requests, __ATOMIC_RELAXED), 0);
 	assert_int_equal(__atomic_load_n(&stats_requests, __ATOMIC_RELAXED), 2);
-	assert_int_equal(must_find(PI ".port1", "if_packets", NULL)->v[0].derive, 18980928);
+	assert_int_equal(fa_must_find(PI ".port1", "if_packets", NULL)->v[0].derive, 18980928);
 }
 
 /* A 256-entry xstats reply on DPDK >= 23.03: from the next read on, hide_zero=true, and the
@@ -977,7 +928,7 @@ cut_xstats_switch_to_hide_zero(void **state)
 	fc_clear_records();
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(fc_count(PI ".port0", "xstat", NULL), 256 + 30);
-	assert_int_equal(must_find(PI ".port0", "xstat", "x255")->v[0].derive, 0);
+	assert_int_equal(fa_must_find(PI ".port0", "xstat", "x255")->v[0].derive, 0);
 	assert_int_equal(__atomic_load_n(&hide_zero_requests, __ATOMIC_RELAXED), 2);
 }
 
@@ -997,7 +948,7 @@ near_limit_xstats_switch_to_hide_zero(void **state)
 	assert_int_equal(fc_read_all(), 0);
 	full = fc_count(PI ".port0", "xstat", NULL);
 	assert_true(full > 100 && full < 256);
-	assert_int_equal(must_find(PI, "telemetry_requests", "truncated")->v[0].derive, 1);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "truncated")->v[0].derive, 1);
 	assert_int_equal(fc_logs_matching("and the reply may have been cut: asking"), 1);
 	fc_clear_records();
 	assert_int_equal(fc_read_all(), 0);
@@ -1005,7 +956,7 @@ near_limit_xstats_switch_to_hide_zero(void **state)
 	/* the same names (the zeros as 0), and now room for those past the old cut */
 	assert_true(fc_count(PI ".port0", "xstat", NULL) > full);
 	assert_int_equal(
-		must_find(PI ".port0", "xstat",
+		fa_must_find(PI ".port0", "xstat",
 			"0000000000000000000000000000000000000000000000000000000000000000000000000"
 			"000000000000000000000000002")
 			->v[0]
@@ -1031,11 +982,11 @@ hide_zero_from_option_keeps_queue_series(void **state)
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(__atomic_load_n(&hide_zero_requests, __ATOMIC_RELAXED), 1);
 	assert_int_equal(fc_count(PI ".port0", "xstat", NULL), 28);
-	assert_int_equal(must_find(PI ".port0", "xstat", "rx_missed_errors")->v[0].derive, 0);
-	assert_int_equal(must_find(PI ".port0", "queue_errors", "q2")->v[0].derive, 0);
-	assert_int_equal(must_find(PI ".port0", "queue_packets", "q2")->v[1].derive, 367904);
+	assert_int_equal(fa_must_find(PI ".port0", "xstat", "rx_missed_errors")->v[0].derive, 0);
+	assert_int_equal(fa_must_find(PI ".port0", "queue_errors", "q2")->v[0].derive, 0);
+	assert_int_equal(fa_must_find(PI ".port0", "queue_packets", "q2")->v[1].derive, 367904);
 	assert_int_equal(fc_count(PI ".port0", "queue_packets", NULL), 4);
-	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
 }
 
 /*
@@ -1053,21 +1004,21 @@ mempool_use_and_rings_25_11(void **state)
 		&(struct app){.nports = 1, .silent_stats_port = -1, .version = "DPDK 25.11.2"}, 1);
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	v = must_find(PI, "mempool_objects", "mb_pool_0");
+	v = fa_must_find(PI, "mempool_objects", "mb_pool_0");
 	assert_true(v->v[0].gauge == 155456 && v->v[1].gauge == 155456);
-	v = must_find(PI, "mempool_use", "mb_pool_0");
+	v = fa_must_find(PI, "mempool_use", "mb_pool_0");
 	assert_int_equal(v->n, 3);
 	/* size 155456, common_pool_count 155046, total_cache_count 378 */
 	assert_true(v->v[0].gauge == 32);
 	assert_true(v->v[1].gauge == 155046 + 378);
 	assert_true(v->v[2].gauge == 378);
-	v = must_find(PI, "ring_entries", "MP_mb_pool_0");
+	v = fa_must_find(PI, "ring_entries", "MP_mb_pool_0");
 	assert_true(v->v[0].gauge == 155046 && v->v[1].gauge == 262143);
-	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
-	assert_int_equal(must_find(PI, "telemetry_requests", "discarded")->v[0].derive, 0);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "discarded")->v[0].derive, 0);
 	/* 23.11 has the counts but no ring commands: none is sent. */
 	fc_shutdown();
-	fs_stop(fx.fs);
+	fs_stop(fa.fs);
 	fc_reset();
 	fc_load(module_register);
 	__atomic_store_n(&ring_list_requests, 0, __ATOMIC_RELAXED);
@@ -1075,7 +1026,7 @@ mempool_use_and_rings_25_11(void **state)
 		&(struct app){.nports = 1, .silent_stats_port = -1, .version = "DPDK 23.11.7"}, 1);
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	assert_true(must_find(PI, "mempool_use", "mb_pool_0")->v[0].gauge == 32);
+	assert_true(fa_must_find(PI, "mempool_use", "mb_pool_0")->v[0].gauge == 32);
 	assert_null(fc_find(PI, "ring_entries", NULL));
 	assert_int_equal(__atomic_load_n(&ring_list_requests, __ATOMIC_RELAXED), 0);
 }
@@ -1101,15 +1052,15 @@ memzones_read_once_and_lists_follow_them(void **state)
 		assert_int_equal(fc_read_all(), 0);
 		assert_int_equal(
 			__atomic_load_n(&memzone_info_requests, __ATOMIC_RELAXED), 32 * (i + 1));
-		assert_true(must_find(PI, "count", "memzones")->v[0].gauge == 100);
+		assert_true(fa_must_find(PI, "count", "memzones")->v[0].gauge == 100);
 		assert_null(fc_find(PI, "bytes", "memzones"));
 	}
 	fc_clear_records();
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(__atomic_load_n(&memzone_info_requests, __ATOMIC_RELAXED), 100);
-	assert_true(must_find(PI, "bytes", "memzones")->v[0].gauge == 100 * 1000 + 99 * 100 / 2);
+	assert_true(fa_must_find(PI, "bytes", "memzones")->v[0].gauge == 100 * 1000 + 99 * 100 / 2);
 	/* Memzone 0 freed, 100 reserved: unseen until the list of read 7. */
-	fx.app.first_zone = 1;
+	the_app.first_zone = 1;
 	for (int i = 5; i <= 7; i++) {
 		fc_clear_records();
 		assert_int_equal(fc_read_all(), 0);
@@ -1121,10 +1072,11 @@ memzones_read_once_and_lists_follow_them(void **state)
 			__atomic_load_n(&ring_list_requests, __ATOMIC_RELAXED), i < 7 ? 1 : 2);
 		assert_int_equal(__atomic_load_n(&memzone_info_requests, __ATOMIC_RELAXED),
 			i < 7 ? 100 : 101);
-		must_find(PI, "mempool_objects", "mb_pool_0");
+		fa_must_find(PI, "mempool_objects", "mb_pool_0");
 	}
-	assert_true(must_find(PI, "bytes", "memzones")->v[0].gauge == 100 * 1000 + 100 * 101 / 2);
-	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
+	assert_true(
+		fa_must_find(PI, "bytes", "memzones")->v[0].gauge == 100 * 1000 + 100 * 101 / 2);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
 }
 
 /*
@@ -1154,33 +1106,33 @@ port_list_once_a_second(void **state)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(lists(), 1);
-	fx.app.nports = 3; /* a port added */
+	the_app.nports = 3; /* a port added */
 	fc_clear_records();
 	assert_int_equal(fc_read_all(), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	if (t.tv_sec - t0.tv_sec < 1) { /* else the machine was too slow to tell */
 		assert_int_equal(lists(), 1);
-		must_find(PI ".port1", "if_packets", NULL);
+		fa_must_find(PI ".port1", "if_packets", NULL);
 		assert_null(fc_find(PI ".port2", "if_packets", NULL));
 	}
 	/* Port 1 has gone: it answers null at this read, the next one lists the ports. */
-	fx.app.nports = 1;
+	the_app.nports = 1;
 	assert_int_equal(fc_read_all(), 0);
 	fc_clear_records();
 	assert_int_equal(fc_read_all(), 0);
 	assert_true(lists() >= 2);
-	must_find(PI ".port0", "if_packets", NULL);
+	fa_must_find(PI ".port0", "if_packets", NULL);
 	assert_null(fc_find(PI ".port1", "if_packets", NULL));
 	/* A second later, a port added shows without any failure. */
-	fx.app.nports = 2;
+	the_app.nports = 2;
 	for (int i = 0; i < 40 && fc_find(PI ".port1", "if_packets", NULL) == NULL; i++) {
 		usleep(100 * 1000);
 		fc_clear_records();
 		assert_int_equal(fc_read_all(), 0);
 	}
-	must_find(PI ".port1", "if_packets", NULL);
+	fa_must_find(PI ".port1", "if_packets", NULL);
 	/* the one null of the gone port */
-	assert_true(must_find(PI, "telemetry_requests", "failed")->v[0].derive == 1);
+	assert_true(fa_must_find(PI, "telemetry_requests", "failed")->v[0].derive == 1);
 }
 
 /* A restart between two lists: the read that meets the new process starts over with its
@@ -1192,13 +1144,13 @@ restart_between_port_lists(void **state)
 	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 100);
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	fs_stop(fx.fs);
+	fs_stop(fa.fs);
 	start_app(&(struct app){.nports = 3, .silent_stats_port = -1}, 200);
 	fc_clear_records();
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(lists(), 2);
-	assert_int_equal(must_find(PI, "restarts", NULL)->v[0].derive, 1);
-	must_find(PI ".port2", "if_packets", NULL);
+	assert_int_equal(fa_must_find(PI, "restarts", NULL)->v[0].derive, 1);
+	fa_must_find(PI ".port2", "if_packets", NULL);
 	assert_int_equal(fc_count(PI ".port0", "if_packets", NULL), 1); /* not twice */
 }
 
@@ -1214,14 +1166,14 @@ mempool_info_once_per_list_before_23_03(void **state)
 	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 1);
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	v = must_find(PI, "mempool_objects", "mb_pool_0");
+	v = fa_must_find(PI, "mempool_objects", "mb_pool_0");
 	size = v->v[0].gauge;
 	populated = v->v[1].gauge;
 	assert_true(size > 0 && populated > 0);
 	for (int i = 0; i < 4; i++) {
 		fc_clear_records();
 		assert_int_equal(fc_read_all(), 0);
-		v = must_find(PI, "mempool_objects", "mb_pool_0");
+		v = fa_must_find(PI, "mempool_objects", "mb_pool_0");
 		assert_true(v->v[0].gauge == size && v->v[1].gauge == populated);
 	}
 	assert_int_equal(__atomic_load_n(&mempool_info_requests, __ATOMIC_RELAXED), 1);
@@ -1245,7 +1197,7 @@ memory_requests_per_read(void **state)
 	}
 	/* MemoryStats false: none. */
 	fc_shutdown();
-	fs_stop(fx.fs);
+	fs_stop(fa.fs);
 	fc_reset();
 	fc_load(module_register);
 	__atomic_store_n(&memory_requests, 0, __ATOMIC_RELAXED);
@@ -1271,7 +1223,7 @@ cut_memzone_list_gives_no_memzone_values(void **state)
 	assert_null(fc_find(PI, "bytes", "memzones"));
 	assert_int_equal(__atomic_load_n(&memzone_info_requests, __ATOMIC_RELAXED), 0);
 	assert_int_equal(fc_logs_matching("/eal/memzone_list may have been cut"), 1);
-	must_find(PI, "mempool_objects", "mb_pool_0");
+	fa_must_find(PI, "mempool_objects", "mb_pool_0");
 }
 
 /* A memzone list with an entry that is not an id: nothing of it (no count from the rest), one
@@ -1285,19 +1237,19 @@ bad_memzone_replies_give_no_memzone_values(void **state)
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
 	assert_null(fc_find(PI, "count", "memzones"));
-	assert_int_equal(must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 1);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 1);
 	assert_int_equal(__atomic_load_n(&memzone_info_requests, __ATOMIC_RELAXED), 0);
-	must_find(PI, "mempool_objects", "mb_pool_0");
+	fa_must_find(PI, "mempool_objects", "mb_pool_0");
 
-	fx.app.zones_bad = false;
-	fx.app.zone_swapped = true;
+	the_app.zones_bad = false;
+	the_app.zone_swapped = true;
 	fc_clear_records();
 	/* The next list is 6 reads on. */
 	for (int i = 0; i < 6; i++)
 		assert_int_equal(fc_read_all(), 0);
-	assert_true(must_find(PI, "count", "memzones")->v[0].gauge == 6);
+	assert_true(fa_must_find(PI, "count", "memzones")->v[0].gauge == 6);
 	assert_null(fc_find(PI, "bytes", "memzones"));
-	assert_int_equal(must_find(PI, "telemetry_requests", "discarded")->v[0].derive, 6);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "discarded")->v[0].derive, 6);
 }
 
 /* More mempools than are read at each read: the first 64, and a line that says so, once. */
@@ -1309,7 +1261,7 @@ mempools_over_the_cap_logged_once(void **state)
 	assert_int_equal(configure(NULL, NULL), 0);
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(fc_read_all(), 0);
-	must_find(PI, "mempool_objects", "p63");
+	fa_must_find(PI, "mempool_objects", "p63");
 	assert_null(fc_find(PI, "mempool_objects", "p64"));
 	assert_int_equal(fc_logs_matching("70 mempools, more than the 64 read at each read: the "
 					  "6 after 'p63' are left out"),
@@ -1327,7 +1279,7 @@ gone_pool_relists(void **state)
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(__atomic_load_n(&mempool_list_requests, __ATOMIC_RELAXED), 1);
-	fx.app.pool_gone = true;
+	the_app.pool_gone = true;
 	fc_clear_records();
 	assert_int_equal(fc_read_all(), 0);
 	assert_null(fc_find(PI, "mempool_objects", NULL));
@@ -1337,8 +1289,8 @@ gone_pool_relists(void **state)
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(__atomic_load_n(&mempool_list_requests, __ATOMIC_RELAXED), 2);
 	assert_int_equal(__atomic_load_n(&ring_list_requests, __ATOMIC_RELAXED), 2);
-	assert_int_equal(must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 0);
-	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 0);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
 }
 
 /* An answer about another mempool (DPDK before 26.07 can swap two clients' parameters) is
@@ -1351,7 +1303,7 @@ answer_for_another_pool_discarded(void **state)
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
 	assert_null(fc_find(PI, "mempool_objects", NULL));
-	assert_int_equal(must_find(PI, "telemetry_requests", "discarded")->v[0].derive, 1);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "discarded")->v[0].derive, 1);
 }
 
 /* 22.11 ignores hide_zero and logs a NOTICE per request: never sent there. */
@@ -1377,8 +1329,8 @@ xstats_include_exclude(void **state)
 		configure("XStatsInclude \"rx_*\" \"nothing_*\"\nXStatsExclude \"*_errors\"", NULL),
 		0);
 	assert_int_equal(fc_read_all(), 0);
-	must_find(PI ".port0", "xstat", "rx_good_packets");
-	must_find(PI ".port0", "xstat", "rx_q0_bytes");
+	fa_must_find(PI ".port0", "xstat", "rx_good_packets");
+	fa_must_find(PI ".port0", "xstat", "rx_q0_bytes");
 	assert_null(fc_find(PI ".port0", "xstat", "rx_errors"));
 	assert_null(fc_find(PI ".port0", "xstat", "tx_good_packets"));
 	assert_int_equal(fc_logs_matching("XStatsInclude \"nothing_*\" matches none"), 1);
@@ -1394,10 +1346,10 @@ cut_reply_dispatched_and_counted(void **state)
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(fc_count(PI ".port0", "xstat", NULL), 256);
-	assert_int_equal(must_find(PI ".port0", "xstat", "x254")->v[0].derive, 254);
-	assert_int_equal(must_find(PI, "telemetry_requests", "truncated")->v[0].derive, 2);
+	assert_int_equal(fa_must_find(PI ".port0", "xstat", "x254")->v[0].derive, 254);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "truncated")->v[0].derive, 2);
 	assert_int_equal(fc_read_all(), 0);
-	assert_int_equal(must_find(PI, "telemetry_requests", "truncated")->v[0].derive, 4);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "truncated")->v[0].derive, 4);
 	/* One line per port and cause, not one per read. */
 	assert_int_equal(fc_logs_matching("has a dict of 256 entries"), 2);
 	assert_int_equal(fc_logs_matching("port 0: the /ethdev/xstats reply"), 1);
@@ -1411,9 +1363,9 @@ null_reply_skips_only_that_command(void **state)
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
 	assert_null(fc_find(PI ".port0", "xstat", NULL));
-	must_find(PI ".port0", "if_packets", NULL);
-	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 1);
-	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 1);
+	fa_must_find(PI ".port0", "if_packets", NULL);
+	assert_true(fa_must_find(PI, "up", NULL)->v[0].gauge == 1);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "failed")->v[0].derive, 1);
 }
 
 static void
@@ -1424,8 +1376,8 @@ counter_above_int64_is_not_dispatched(void **state)
 	assert_int_equal(configure("XStats false", NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
 	assert_null(fc_find(PI ".port0", "if_packets", NULL));
-	assert_int_equal(must_find(PI ".port0", "if_octets", NULL)->v[0].derive, 2);
-	assert_int_equal(must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 1);
+	assert_int_equal(fa_must_find(PI ".port0", "if_octets", NULL)->v[0].derive, 2);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 1);
 }
 
 /*
@@ -1444,8 +1396,8 @@ bad_counters_not_dispatched_logged_once(void **state)
 	assert_null(fc_find(PI ".port0", "if_packets", NULL));
 	assert_null(fc_find(PI, "heap_bytes", NULL));
 	assert_null(fc_find(PI, "mempool_objects", NULL));
-	assert_int_equal(must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 9);
-	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 1);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 9);
+	assert_true(fa_must_find(PI, "up", NULL)->v[0].gauge == 1);
 	assert_int_equal(fc_logs_matching("sent an unusable reply to "), 1);
 	assert_int_equal(fc_logs_matching("sent an unusable reply to /ethdev/stats,0: "), 1);
 }
@@ -1462,8 +1414,8 @@ oversized_reply_logged_once(void **state)
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(fc_read_all(), 0);
 	assert_null(fc_find(PI ".port0", "if_packets", NULL));
-	assert_int_equal(must_find(PI, "telemetry_requests", "truncated")->v[0].derive, 3);
-	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 3);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "truncated")->v[0].derive, 3);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "failed")->v[0].derive, 3);
 	assert_int_equal(fc_logs_matching("sent a reply to /ethdev/list larger than the 16384 "
 					  "bytes of max_output_len"),
 		1);
@@ -1480,17 +1432,17 @@ hung_request_bounded_by_timeout(void **state)
 	start_app(&(struct app){.nports = 2, .silent_stats_port = 1}, 1);
 	assert_int_equal(configure("Timeout 0.2", NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	d = must_find(PI, "duration", "read");
+	d = fa_must_find(PI, "duration", "read");
 	/* One request waited 0.2 s; the rest of the read asked nothing more. */
 	assert_true(d->v[0].gauge >= 0.19);
 	assert_true(d->v[0].gauge < 0.2 + 1.0);
-	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 0);
+	assert_true(fa_must_find(PI, "up", NULL)->v[0].gauge == 0);
 	assert_int_equal(fc_logs_matching("does not answer within the timeout"), 1);
-	must_find(PI ".port0", "if_packets", NULL);
+	fa_must_find(PI ".port0", "if_packets", NULL);
 	/* Port 1's /ethdev/link_status went out with its xstats and was never answered: the
 	 * connection was closed with it, and it is counted (before: not at all). */
-	assert_int_equal(must_find(PI, "telemetry_requests", "discarded")->v[0].derive, 1);
-	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 1);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "discarded")->v[0].derive, 1);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "failed")->v[0].derive, 1);
 }
 
 /*
@@ -1510,25 +1462,25 @@ stopped_application_costs_one_timeout(void **state)
 	start_app(&(struct app){.nports = 4, .hang_at_stats = true, .silent_stats_port = -1}, 1);
 	assert_int_equal(configure("Timeout 0.2", NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	d = must_find(PI, "duration", "read");
+	d = fa_must_find(PI, "duration", "read");
 	assert_true(d->v[0].gauge >= 0.19);
 	assert_true(d->v[0].gauge < 0.2 + 0.15);
-	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 0);
+	assert_true(fa_must_find(PI, "up", NULL)->v[0].gauge == 0);
 	/* "/", "/ethdev/list" ("/mempool/list"...) then the /ethdev/stats,0 that hung: none
 	 * after it. */
-	asked = fs_requests(fx.fs);
-	sent = must_find(PI, "telemetry_requests", "sent")->v[0].derive;
-	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 1);
+	asked = fs_requests(fa.fs);
+	sent = fa_must_find(PI, "telemetry_requests", "sent")->v[0].derive;
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "failed")->v[0].derive, 1);
 	/* It answers again (kill -CONT): the very next read is sent and gets everything. */
 	__atomic_store_n(&app_hung, 0, __ATOMIC_SEQ_CST);
-	fx.app.hang_at_stats = false;
+	the_app.hang_at_stats = false;
 	fc_clear_records();
 	assert_int_equal(fc_read_all(), 0);
-	assert_true(fs_requests(fx.fs) > asked);
-	assert_true(must_find(PI, "telemetry_requests", "sent")->v[0].derive > (derive_t)sent);
-	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 1);
-	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 1);
-	must_find(PI ".port3", "if_packets", NULL);
+	assert_true(fs_requests(fa.fs) > asked);
+	assert_true(fa_must_find(PI, "telemetry_requests", "sent")->v[0].derive > (derive_t)sent);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "failed")->v[0].derive, 1);
+	assert_true(fa_must_find(PI, "up", NULL)->v[0].gauge == 1);
+	fa_must_find(PI ".port3", "if_packets", NULL);
 }
 
 /* Requests the library refuses unsent (reconnecting backs off after a refused connect) are
@@ -1543,17 +1495,17 @@ refused_unsent_counted_failed_not_sent(void **state)
 	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 7);
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
-	sent = must_find(PI, "telemetry_requests", "sent")->v[0].derive;
-	fs_stop(fx.fs);
-	fx.fs = NULL;
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "failed")->v[0].derive, 0);
+	sent = fa_must_find(PI, "telemetry_requests", "sent")->v[0].derive;
+	fs_stop(fa.fs);
+	fa.fs = NULL;
 	/* The first backoff is 25 ms: these reads follow each other well within it. */
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(fc_read_all(), 0);
 	/* One refused connect (its read ends there), then one unsent request per read. */
-	assert_int_equal(must_find(PI, "telemetry_requests", "sent")->v[0].derive, sent + 1);
-	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 3);
-	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 0);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "sent")->v[0].derive, sent + 1);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "failed")->v[0].derive, 3);
+	assert_true(fa_must_find(PI, "up", NULL)->v[0].gauge == 0);
 	assert_int_equal(fc_logs_matching("is not running (no socket)"), 1);
 }
 
@@ -1566,13 +1518,13 @@ oversized_reply_blames_its_command(void **state)
 	start_app(&(struct app){.nports = 1, .oversized_xstats = true, .silent_stats_port = -1}, 1);
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	assert_int_equal(must_find(PI, "telemetry_requests", "failed")->v[0].derive, 1);
-	assert_int_equal(must_find(PI, "telemetry_requests", "truncated")->v[0].derive, 1);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "failed")->v[0].derive, 1);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "truncated")->v[0].derive, 1);
 	assert_int_equal(fc_logs_matching("sent a reply to /ethdev/xstats,0 larger than"), 1);
 	assert_int_equal(fc_logs_matching("larger than"), 1);
-	must_find(PI ".port0", "link_speed", NULL);
-	must_find(PI ".port0", "port_mtu", NULL);
-	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 1);
+	fa_must_find(PI ".port0", "link_speed", NULL);
+	fa_must_find(PI ".port0", "port_mtu", NULL);
+	assert_true(fa_must_find(PI, "up", NULL)->v[0].gauge == 1);
 }
 
 static void
@@ -1584,7 +1536,7 @@ restart_gives_one_warning(void **state)
 	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 100);
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	fs_stop(fx.fs);
+	fs_stop(fa.fs);
 	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 200);
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(fc_read_all(), 0);
@@ -1597,9 +1549,9 @@ restart_gives_one_warning(void **state)
 	assert_string_equal(n->type, "restarts");
 	assert_string_equal(n->host, "fakehost");
 	assert_string_equal(n->meta, "name=edge1;old_state=100;new_state=200;");
-	assert_int_equal(must_find(PI, "restarts", NULL)->v[0].derive, 1);
+	assert_int_equal(fa_must_find(PI, "restarts", NULL)->v[0].derive, 1);
 	/* The new process has its own instance_info (the old one goes stale). */
-	assert_non_null(strstr(must_find(PI, "instance_info", NULL)->type_instance, ",200,"));
+	assert_non_null(strstr(fa_must_find(PI, "instance_info", NULL)->type_instance, ",200,"));
 }
 
 /* The names operators know a port and an application by, as info values of 1. */
@@ -1614,15 +1566,15 @@ info_values_name_ports_and_instance(void **state)
 		&(struct app){.nports = 2, .silent_stats_port = -1, .version = "DPDK 24.11.6"}, 1);
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	v = must_find(PI ".port0", "port_info", "net_null0,net_null,B2:5B:35:7B:05:53,0");
+	v = fa_must_find(PI ".port0", "port_info", "net_null0,net_null,B2:5B:35:7B:05:53,0");
 	assert_int_equal(v->ds_type[0], DS_TYPE_GAUGE);
 	assert_true(v->v[0].gauge == 1);
-	must_find(PI ".port1", "port_info", "net_null1,net_null,B2:5B:35:7B:05:53,0");
+	fa_must_find(PI ".port1", "port_info", "net_null1,net_null,B2:5B:35:7B:05:53,0");
 	/* The greeting says pid 1: the program name is that of this machine's pid 1. */
 	assert_int_equal(dtp_proc_comm(1, comm, sizeof(comm)), 0);
 	assert_true(strlen(comm) > 0);
 	snprintf(want, sizeof(want), "24.11.6,%s,1,%s", comm, DPDKTEL_VERSION);
-	v = must_find(PI, "instance_info", want);
+	v = fa_must_find(PI, "instance_info", want);
 	assert_true(v->v[0].gauge == 1);
 	assert_int_equal(fc_count(PI, "instance_info", NULL), 1);
 }
@@ -1661,7 +1613,7 @@ port_info_name_sanitized(void **state)
 		0);
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	must_find(PI ".port0", "port_info", "net_ring0_in_out__x_,net_ring,B2:5B:35:7B:05:53,0");
+	fa_must_find(PI ".port0", "port_info", "net_ring0_in_out__x_,net_ring,B2:5B:35:7B:05:53,0");
 }
 
 static void
@@ -1696,7 +1648,7 @@ lcore_info_read_once_sent_every_read(void **state)
 	}
 	assert_int_equal(__atomic_load_n(&lcore_info_requests, __ATOMIC_RELAXED), 3);
 	fc_shutdown();
-	fs_stop(fx.fs);
+	fs_stop(fa.fs);
 	fc_reset();
 	fc_load(module_register);
 	__atomic_store_n(&lcore_info_requests, 0, __ATOMIC_RELAXED);
@@ -1712,14 +1664,15 @@ lcore_info_read_once_sent_every_read(void **state)
 		fc_clear_records();
 		assert_int_equal(fc_read_all(), 0);
 		assert_lcore_info();
-		v = must_find(PI ".lcore1", "lcore_cycles", NULL); /* eal_lcore_info-23.11.json */
+		v = fa_must_find(
+			PI ".lcore1", "lcore_cycles", NULL); /* eal_lcore_info-23.11.json */
 		assert_true(v->v[0].derive == 1203383718121 && v->v[1].derive == 2893104918726);
 		assert_null(fc_find(PI ".lcore2", "lcore_cycles", NULL));
 	}
 	assert_int_equal(__atomic_load_n(&lcore_info_requests, __ATOMIC_RELAXED), 3);
 	assert_int_equal(__atomic_load_n(&lcore_usage_requests, __ATOMIC_RELAXED), 3);
 	fc_shutdown();
-	fs_stop(fx.fs);
+	fs_stop(fa.fs);
 	fc_reset();
 	fc_load(module_register);
 	__atomic_store_n(&lcore_usage_requests, 0, __ATOMIC_RELAXED);
@@ -1779,12 +1732,12 @@ vanished_socket_logged_once_and_back(void **state)
 	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 7);
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	fs_stop(fx.fs);
-	fx.fs = NULL;
+	fs_stop(fa.fs);
+	fa.fs = NULL;
 	for (int i = 0; i < 3; i++) {
 		fc_clear_records();
 		assert_int_equal(fc_read_all(), 0);
-		assert_true(must_find(PI, "up", NULL)->v[0].gauge == 0);
+		assert_true(fa_must_find(PI, "up", NULL)->v[0].gauge == 0);
 		assert_null(fc_find(PI ".port0", "if_packets", NULL));
 	}
 	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 7);
@@ -1794,7 +1747,7 @@ vanished_socket_logged_once_and_back(void **state)
 		usleep(20000);
 		assert_int_equal(fc_read_all(), 0);
 	}
-	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 1);
+	assert_true(fa_must_find(PI, "up", NULL)->v[0].gauge == 1);
 	assert_int_equal(fc_nnotifications(), 0); /* same pid: not a restart */
 }
 
@@ -1805,8 +1758,8 @@ vanished_socket_log_lines(void **state)
 	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 7);
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	fs_stop(fx.fs);
-	fx.fs = NULL;
+	fs_stop(fa.fs);
+	fa.fs = NULL;
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(
@@ -1835,11 +1788,11 @@ outage_reason_that_needs_fixing_logged(void **state)
 	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 7);
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	fs_stop(fx.fs);
-	fx.fs = NULL;
+	fs_stop(fa.fs);
+	fa.fs = NULL;
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(fc_logs_matching("is not running (no socket)"), 1);
-	f = fopen(fx.path, "w");
+	f = fopen(fa.path, "w");
 	assert_non_null(f);
 	fclose(f);
 	for (int i = 0; i < 20; i++) {
@@ -1849,7 +1802,7 @@ outage_reason_that_needs_fixing_logged(void **state)
 	assert_int_equal(fc_logs_matching("not a socket"), 1);
 	assert_int_equal(
 		fc_logs_matching("warning dpdktel_stats plugin: DPDK application 'edge1'"), 2);
-	unlink(fx.path);
+	unlink(fa.path);
 	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 7);
 	for (int i = 0; i < 100 && fc_logs_matching("answers again") == 0; i++) {
 		usleep(20000);
@@ -1867,15 +1820,15 @@ app_stats_from_the_forwarder(void **state)
 	start_app(&(struct app){.nports = 2, .fwd = true, .silent_stats_port = -1}, 1);
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	v = must_find(PI ".lcore1", "lcore_packets", NULL);
+	v = fa_must_find(PI ".lcore1", "lcore_packets", NULL);
 	assert_int_equal(v->v[0].derive, 1000);
 	assert_int_equal(v->v[1].derive, 990);
-	assert_int_equal(must_find(PI ".lcore2", "stalls", NULL)->v[0].derive, 2);
-	v = must_find(PI ".lcore1", "lcore_cycles", NULL);
+	assert_int_equal(fa_must_find(PI ".lcore2", "stalls", NULL)->v[0].derive, 2);
+	v = fa_must_find(PI ".lcore1", "lcore_cycles", NULL);
 	assert_int_equal(v->v[0].derive, 77);
 	assert_int_equal(v->v[1].derive, 100);
-	assert_int_equal(must_find(PI ".port1", "if_tx_dropped", NULL)->v[0].derive, 41);
-	assert_true(must_find(PI, "uptime", NULL)->v[0].gauge == 12.345);
+	assert_int_equal(fa_must_find(PI ".port1", "if_tx_dropped", NULL)->v[0].derive, 41);
+	assert_true(fa_must_find(PI, "uptime", NULL)->v[0].gauge == 12.345);
 	/* Busy percent needs two reads; the fake's cycles do not move, so none follows. */
 	assert_null(fc_find(PI ".lcore1", "percent", "busy"));
 }
@@ -1895,27 +1848,28 @@ drops_by_reason(void **state)
 		1);
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	assert_int_equal(must_find(PI ".port1", "drops", "rx_missed")->v[0].derive, 4);
+	assert_int_equal(fa_must_find(PI ".port1", "drops", "rx_missed")->v[0].derive, 4);
 	assert_int_equal(
-		must_find(PI ".port1", "drops", "rx_missed.rx_priority0_dropped")->v[0].derive,
+		fa_must_find(PI ".port1", "drops", "rx_missed.rx_priority0_dropped")->v[0].derive,
 		701);
 	assert_int_equal(
-		must_find(PI ".port1", "drops", "rx_missed.rx_priority1_dropped")->v[0].derive,
+		fa_must_find(PI ".port1", "drops", "rx_missed.rx_priority1_dropped")->v[0].derive,
 		300);
-	assert_int_equal(must_find(PI ".port0", "drops", "rx_missed")->v[0].derive, 0);
-	assert_int_equal(must_find(PI ".port0", "drops", "rx_missed.rx_q0_errors")->v[0].derive, 9);
-	assert_int_equal(must_find(PI ".port0", "drops", "rx_errors")->v[0].derive, 0);
+	assert_int_equal(fa_must_find(PI ".port0", "drops", "rx_missed")->v[0].derive, 0);
 	assert_int_equal(
-		must_find(PI ".port0", "drops", "rx_errors.rx_crc_errors")->v[0].derive, 2);
-	assert_int_equal(must_find(PI ".port0", "drops", "tx_errors")->v[0].derive, 0);
-	assert_int_equal(must_find(PI ".port1", "drops", "tx_full")->v[0].derive, 41);
+		fa_must_find(PI ".port0", "drops", "rx_missed.rx_q0_errors")->v[0].derive, 9);
+	assert_int_equal(fa_must_find(PI ".port0", "drops", "rx_errors")->v[0].derive, 0);
+	assert_int_equal(
+		fa_must_find(PI ".port0", "drops", "rx_errors.rx_crc_errors")->v[0].derive, 2);
+	assert_int_equal(fa_must_find(PI ".port0", "drops", "tx_errors")->v[0].derive, 0);
+	assert_int_equal(fa_must_find(PI ".port1", "drops", "tx_full")->v[0].derive, 41);
 	/* ixgbe's rx_nombuf counts failed rearms, no lost packets: not a reason there. */
 	assert_null(fc_find(PI ".port0", "drops", "rx_nombuf"));
-	assert_true(must_find(PI ".lcore1", "lcore_rx_queue", "0,0")->v[0].gauge == 1);
-	assert_true(must_find(PI ".lcore1", "lcore_rx_queue", "1,0")->v[0].gauge == 1);
+	assert_true(fa_must_find(PI ".lcore1", "lcore_rx_queue", "0,0")->v[0].gauge == 1);
+	assert_true(fa_must_find(PI ".lcore1", "lcore_rx_queue", "1,0")->v[0].gauge == 1);
 	/* Drops false: no drops; which lcore polls which queue is the forwarder's (AppStats). */
 	fc_shutdown();
-	fs_stop(fx.fs);
+	fs_stop(fa.fs);
 	fc_reset();
 	fc_load(module_register);
 	start_app(
@@ -1925,8 +1879,8 @@ drops_by_reason(void **state)
 	assert_int_equal(configure("Drops false", NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
 	assert_null(fc_find(PI ".port0", "drops", NULL));
-	must_find(PI ".lcore1", "lcore_rx_queue", "0,0");
-	must_find(PI ".port0", "if_tx_dropped", NULL);
+	fa_must_find(PI ".lcore1", "lcore_rx_queue", "0,0");
+	fa_must_find(PI ".port0", "if_tx_dropped", NULL);
 }
 
 /*
@@ -1946,12 +1900,12 @@ late_commands_of_a_starting_application(void **state)
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
 	assert_null(fc_find(PI ".lcore1", "lcore_packets", NULL));
-	fx.app.fwd = true;
+	the_app.fwd = true;
 	fc_clear_records();
 	assert_int_equal(fc_read_all(), 0);
 	test_end_process(young);
-	assert_int_equal(must_find(PI ".lcore1", "lcore_packets", NULL)->v[0].derive, 1000);
-	assert_int_equal(must_find(PI ".port0", "if_tx_dropped", NULL)->v[0].derive, 40);
+	assert_int_equal(fa_must_find(PI ".lcore1", "lcore_packets", NULL)->v[0].derive, 1000);
+	assert_int_equal(fa_must_find(PI ".port0", "if_tx_dropped", NULL)->v[0].derive, 40);
 }
 
 /* An application that is not starting is asked for its commands once per process. */
@@ -1962,7 +1916,7 @@ command_list_read_once_when_not_starting(void **state)
 	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 1);
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	fx.app.fwd = true;
+	the_app.fwd = true;
 	assert_int_equal(fc_read_all(), 0);
 	assert_null(fc_find(PI ".lcore1", "lcore_packets", NULL));
 }
@@ -1980,7 +1934,7 @@ swapped_answer_refused(void **state)
 	assert_int_equal(fc_read_all(), 0);
 	assert_null(fc_find(PI ".port0", "if_tx_dropped", NULL));
 	assert_null(fc_find(PI ".port1", "if_tx_dropped", NULL));
-	assert_int_equal(must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 2);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 2);
 }
 
 static void
@@ -1990,13 +1944,13 @@ discovery_finds_sockets(void **state)
 
 	(void)state;
 	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 1);
-	snprintf(text, sizeof(text), "RuntimeDir \"%s\"", fx.dir);
+	snprintf(text, sizeof(text), "RuntimeDir \"%s\"", fa.dir);
 	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
 	assert_int_equal(fc_init(), 0);
 	assert_int_equal(fc_reads(), 1); /* the discovery callback */
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(fc_reads(), 2);
-	must_find("edge1.port0", "if_packets", NULL);
+	fa_must_find("edge1.port0", "if_packets", NULL);
 	assert_int_equal(fc_logs_matching("collecting DPDK application 'edge1'"), 1);
 	/* The next scan does not add it twice. */
 	assert_int_equal(fc_read_all(), 0);
@@ -2047,10 +2001,10 @@ discovery_reads_every_runtime_dir(void **state)
 	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 1);
 	assert_int_equal(test_tmpdir("dirs", dir2, sizeof(dir2)), 0);
 	snprintf(link, sizeof(link), "%s/edge1", dir2);
-	snprintf(text, sizeof(text), "%s/edge1", fx.dir);
+	snprintf(text, sizeof(text), "%s/edge1", fa.dir);
 	assert_int_equal(symlink(text, link), 0);
 	snprintf(text, sizeof(text),
-		"RuntimeDir \"%s\"\nRuntimeDir \"%s\"\nRuntimeDir \"%s/missing\"", fx.dir, dir2,
+		"RuntimeDir \"%s\"\nRuntimeDir \"%s\"\nRuntimeDir \"%s/missing\"", fa.dir, dir2,
 		dir2);
 	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
 	assert_int_equal(fc_init(), 0);
@@ -2059,7 +2013,7 @@ discovery_reads_every_runtime_dir(void **state)
 	assert_int_equal(logged_names("collecting DPDK application '", names, 4), 2);
 	assert_string_equal(names[0], "edge1");
 	assert_string_not_equal(names[1], "edge1");
-	must_find("edge1.port0", "if_packets", NULL);
+	fa_must_find("edge1.port0", "if_packets", NULL);
 	assert_int_equal(fc_logs_matching("cannot read the DPDK runtime dir"), 1);
 	assert_int_equal(fc_logs_matching("/missing"), 1);
 	test_rmdir(dir2);
@@ -2081,12 +2035,12 @@ clashing_names_made_unique(void **state)
 
 	(void)state;
 	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 1);
-	assert_int_equal(test_plant_clashes(fx.dir), 7);
+	assert_int_equal(test_plant_clashes(fa.dir), 7);
 	/* <Instance "discover"> beside Discover true; its socket is under RuntimeDir too. */
 	snprintf(text, sizeof(text),
 		"Discover true\nRuntimeDir \"%s\"\n<Instance \"discover\">\n SocketPath "
 		"\"%s\"\n</Instance>\n",
-		fx.dir, fx.path);
+		fa.dir, fa.path);
 	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
 	assert_int_equal(fc_init(), 0);
 	for (int i = 0; i < 2; i++)
@@ -2098,7 +2052,7 @@ clashing_names_made_unique(void **state)
 	assert_int_equal(n, 8);
 	assert_distinct(names, n);
 	/* The configured instance keeps its name; each rename is logged once. */
-	must_find("discover.port0", "if_packets", NULL);
+	fa_must_find("discover.port0", "if_packets", NULL);
 	assert_int_equal(fc_logs_matching("is named '"), 5);
 	assert_int_equal(fc_logs_matching("is already the name of the <Instance> block for"), 1);
 	assert_int_equal(fc_logs_matching("is longer than 63 characters"), 2);
@@ -2134,8 +2088,8 @@ discovered_names_sanitized(void **state)
 	assert_string_equal(name, "we_ird_one");
 	start_app(&(struct app){.nports = 1, .silent_stats_port = -1}, 1);
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		assert_int_equal(test_plant_stale(fx.dir, prefixes[i], "dpdk_telemetry.v2"), 0);
-	snprintf(text, sizeof(text), "Discover true\nRuntimeDir \"%s\"\n", fx.dir);
+		assert_int_equal(test_plant_stale(fa.dir, prefixes[i], "dpdk_telemetry.v2"), 0);
+	snprintf(text, sizeof(text), "Discover true\nRuntimeDir \"%s\"\n", fa.dir);
 	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
 	assert_int_equal(fc_init(), 0);
 	assert_int_equal(fc_read_all(), 0);
@@ -2173,13 +2127,14 @@ no_ethdev_reads_the_rest(void **state)
 		0);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(fc_read_all(), 0);
-	assert_int_equal(must_find(PI, "cryptodev_ops", "cryptodev0.enqueued_count")->v[0].derive,
+	assert_int_equal(
+		fa_must_find(PI, "cryptodev_ops", "cryptodev0.enqueued_count")->v[0].derive,
 		320500096);
-	must_find(PI, "heap_bytes", "heap0");
-	must_find(PI, "gauge", "heap.Heap_size");
-	must_find(PI, "uptime", NULL);
-	assert_true(must_find(PI, "up", NULL)->v[0].gauge == 1);
-	assert_int_equal(must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 0);
+	fa_must_find(PI, "heap_bytes", "heap0");
+	fa_must_find(PI, "gauge", "heap.Heap_size");
+	fa_must_find(PI, "uptime", NULL);
+	assert_true(fa_must_find(PI, "up", NULL)->v[0].gauge == 1);
+	assert_int_equal(fa_must_find(PI, "telemetry_requests", "invalid")->v[0].derive, 0);
 	for (size_t i = 0; i < fc_nvalues(); i++)
 		assert_null(strstr(fc_value_at(i)->plugin_instance, ".port"));
 	assert_int_equal(fc_logs_matching("has no ethdev (/ethdev/list answers null)"), 1);
@@ -2210,26 +2165,26 @@ port_facts_follow_the_port(void **state)
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(fc_read_all(), 0);
-	assert_true(must_find(PI ".port0", "port_queues", NULL)->v[0].gauge == 1);
+	assert_true(fa_must_find(PI ".port0", "port_queues", NULL)->v[0].gauge == 1);
 	assert_int_equal(__atomic_load_n(&info_requests, __ATOMIC_RELAXED), 1);
 	/* 2 rx queues: names of xstats change. */
-	fx.app.nq = 2;
+	the_app.nq = 2;
 	fc_clear_records();
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(__atomic_load_n(&info_requests, __ATOMIC_RELAXED), 2);
 	assert_int_equal(count_of(PI ".port0", "port_queues", NULL), 1);
-	assert_true(must_find(PI ".port0", "port_queues", NULL)->v[0].gauge == 2);
+	assert_true(fa_must_find(PI ".port0", "port_queues", NULL)->v[0].gauge == 2);
 	/* Nothing changes: no more /ethdev/info (PortInfoInterval 60). */
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(__atomic_load_n(&info_requests, __ATOMIC_RELAXED), 2);
 	/* Another device at port 0: same names, counters from 0, another name and MAC. */
-	fx.app.dev_name = "net_null7";
-	fx.app.mac = "02:00:00:00:00:07";
-	fx.app.zero_counters = true;
+	the_app.dev_name = "net_null7";
+	the_app.mac = "02:00:00:00:00:07";
+	the_app.zero_counters = true;
 	fc_clear_records();
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(count_of(PI ".port0", "port_info", NULL), 1);
-	snprintf(ti, sizeof(ti), "%s", must_find(PI ".port0", "port_info", NULL)->type_instance);
+	snprintf(ti, sizeof(ti), "%s", fa_must_find(PI ".port0", "port_info", NULL)->type_instance);
 	assert_string_equal(ti, "net_null7,net_null,02:00:00:00:00:07,0");
 	assert_int_equal(
 		count_of(PI ".port0", "port_info", "net_null0,net_null,B2:5B:35:7B:05:53,0"), 0);
@@ -2255,17 +2210,17 @@ port_that_came_back_learnt_anew(void **state)
 	assert_int_equal(configure(NULL, "PortInfoInterval 86400\n"), 0);
 	assert_int_equal(fc_read_all(), 0);
 	before = __atomic_load_n(&info_requests, __ATOMIC_RELAXED);
-	fx.app.nports = 1; /* port 1 detached: null answers, then not listed */
+	the_app.nports = 1; /* port 1 detached: null answers, then not listed */
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(fc_read_all(), 0);
-	fx.app.nports = 2;
+	the_app.nports = 2;
 	fc_clear_records();
 	/* Until the port list is asked again (once a second). */
 	for (uint64_t deadline = test_now_ms() + 5000;
 		fc_find(PI ".port1", "port_info", NULL) == NULL && test_now_ms() < deadline;
 		usleep(10000))
 		assert_int_equal(fc_read_all(), 0);
-	must_find(PI ".port1", "port_info", NULL);
+	fa_must_find(PI ".port1", "port_info", NULL);
 	assert_int_equal(__atomic_load_n(&info_requests, __ATOMIC_RELAXED), before + 1);
 }
 
@@ -2292,8 +2247,8 @@ null_heap_list_ends_only_the_heaps(void **state)
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(fc_read_all(), 0);
 	assert_null(fc_find(PI, "heap_bytes", NULL));
-	assert_true(must_find(PI, "count", "memzones")->v[0].gauge == 6);
-	must_find(PI, "mempool_objects", "mb_pool_0");
+	assert_true(fa_must_find(PI, "count", "memzones")->v[0].gauge == 6);
+	fa_must_find(PI, "mempool_objects", "mb_pool_0");
 }
 
 /* A discovered prefix "discover": on today's main its callback had the name of the
@@ -2305,8 +2260,8 @@ prefix_discover_collected(void **state)
 	char text[256];
 
 	(void)state;
-	assert_int_equal(test_plant_stale(fx.dir, "discover", "dpdk_telemetry.v2"), 0);
-	snprintf(text, sizeof(text), "RuntimeDir \"%s\"", fx.dir);
+	assert_int_equal(test_plant_stale(fa.dir, "discover", "dpdk_telemetry.v2"), 0);
+	snprintf(text, sizeof(text), "RuntimeDir \"%s\"", fa.dir);
 	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
 	assert_int_equal(fc_init(), 0);
 	assert_int_equal(fc_read_all(), 0);
@@ -2314,7 +2269,7 @@ prefix_discover_collected(void **state)
 	assert_int_equal(fc_reads(), 2);
 	assert_int_equal(fc_logs_matching("collecting DPDK application 'discover'"), 1);
 	assert_int_equal(fc_logs_matching("cannot register"), 0);
-	must_find("discover", "up", NULL);
+	fa_must_find("discover", "up", NULL);
 }
 
 /* collectd frees the user data of a callback it refuses: the plugin must not free it again
@@ -2331,15 +2286,15 @@ refused_registration_freed_once(void **state)
 	assert_int_equal(fc_reads(), 0);
 }
 
-/* A live fake application at <fx.dir>/<prefix>/dpdk_telemetry.v2. */
+/* A live fake application at <fa.dir>/<prefix>/dpdk_telemetry.v2. */
 static struct fake_server *
 start_at(const char *prefix, long pid)
 {
 	char p[128];
-	struct fake_config cfg = {.handler = app_handler, .arg = &fx.app, .pid = pid, .path = p};
+	struct fake_config cfg = {.handler = app_handler, .arg = &the_app, .pid = pid, .path = p};
 	struct fake_server *fs;
 
-	snprintf(p, sizeof(p), "%s/%s", fx.dir, prefix);
+	snprintf(p, sizeof(p), "%s/%s", fa.dir, prefix);
 	mkdir(p, 0700);
 	strcat(p, "/dpdk_telemetry.v2");
 	fs = fs_start_path(&cfg);
@@ -2375,8 +2330,8 @@ short_lived_applications_retired(void **state)
 	char text[256], prefix[32];
 
 	(void)state;
-	fx.app = (struct app){.nports = 1, .silent_stats_port = -1};
-	snprintf(text, sizeof(text), "RuntimeDir \"%s\"\nRetireAfter 1", fx.dir);
+	the_app = (struct app){.nports = 1, .silent_stats_port = -1};
+	snprintf(text, sizeof(text), "RuntimeDir \"%s\"\nRetireAfter 1", fa.dir);
 	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
 	assert_int_equal(fc_init(), 0);
 	for (int i = 0; i < N; i++) {
@@ -2394,10 +2349,10 @@ short_lived_applications_retired(void **state)
 	assert_int_equal(fc_reads_pending_free(), 0);
 	assert_int_equal(fc_logs_matching("has been gone for"), N);
 	/* One comes back: discovered anew, under the same name. */
-	fx.fs = start_at("run7", 2000);
+	fa.fs = start_at("run7", 2000);
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(fc_logs_matching("collecting DPDK application 'run7'"), 2);
-	must_find("run7.port0", "if_packets", NULL);
+	fa_must_find("run7.port0", "if_packets", NULL);
 }
 
 /*
@@ -2414,8 +2369,8 @@ reads_on_several_threads_while_retiring(void **state)
 	uint64_t deadline;
 
 	(void)state;
-	fx.app = (struct app){.nports = 2, .silent_stats_port = -1};
-	snprintf(text, sizeof(text), "RuntimeDir \"%s\"\nRetireAfter 1", fx.dir);
+	the_app = (struct app){.nports = 2, .silent_stats_port = -1};
+	snprintf(text, sizeof(text), "RuntimeDir \"%s\"\nRetireAfter 1", fa.dir);
 	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
 	assert_int_equal(fc_init(), 0);
 	for (int i = 0; i < N; i++) {
@@ -2454,14 +2409,14 @@ restart_kept_stale_retired_configured_kept(void **state)
 	snprintf(text, sizeof(text),
 		"Discover true\nRuntimeDir \"%s\"\nRetireAfter 1\n<Instance \"conf\">\n"
 		" SocketPath \"%s/gone/dpdk_telemetry.v2\"\n</Instance>\n",
-		fx.dir, fx.dir);
+		fa.dir, fa.dir);
 	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
 	assert_int_equal(fc_init(), 0);
 	/* Killed: its socket file stays, nothing accepts on it. */
-	assert_int_equal(test_plant_stale(fx.dir, "stale", "dpdk_telemetry.v2"), 0);
+	assert_int_equal(test_plant_stale(fa.dir, "stale", "dpdk_telemetry.v2"), 0);
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(fc_reads(), 4); /* discovery, conf, edge1, stale */
-	fs_stop(fx.fs);
+	fs_stop(fa.fs);
 	assert_int_equal(fc_read_all(), 0);
 	usleep(300000);
 	assert_int_equal(fc_read_all(), 0);
@@ -2473,9 +2428,9 @@ restart_kept_stale_retired_configured_kept(void **state)
 	assert_int_equal(fc_logs_matching("collecting DPDK application 'stale'"), 1);
 	assert_int_equal(fc_logs_matching("RetireAfter: retired"), 1);
 	assert_int_equal(fc_reads(), 3);
-	assert_int_equal(must_find(PI, "restarts", NULL)->v[0].derive, 1);
+	assert_int_equal(fa_must_find(PI, "restarts", NULL)->v[0].derive, 1);
 	assert_int_equal(fc_notifications_matching("restarted (pid 100 → 200)", NULL), 1);
-	must_find("conf", "up", NULL);
+	fa_must_find("conf", "up", NULL);
 }
 
 /* A rename depends on the socket path alone: the same path gives the same name. */
@@ -2705,7 +2660,7 @@ budget_stretches_the_reads(void **state)
 		usleep(100 * 1000);
 	}
 	interval_g = saved;
-	v = must_find(PI, "poll_interval", "read");
+	v = fa_must_find(PI, "poll_interval", "read");
 	iv = v->v[0].gauge;
 	/* 40 ms a read (and what the fake spends around it), 10 %: a read every 0.4 s or
 	 * more (it doubles towards it from 0.1 s). */
@@ -2716,7 +2671,7 @@ budget_stretches_the_reads(void **state)
 		fail_msg("%u of 50 callbacks read the ports: expected about 18", reads);
 	assert_true(reads >= 10);
 	/* A port value carries the interval in force: collectd does not take it for missing. */
-	v = must_find(PI ".port0", "if_packets", NULL);
+	v = fa_must_find(PI ".port0", "if_packets", NULL);
 	assert_true(CDTIME_T_TO_DOUBLE(v->interval) > 0.25);
 	/* The health values go out at every callback, with the plugin's interval. */
 	assert_true(fc_count(PI, "up", NULL) >= 48);

@@ -17,13 +17,10 @@
 #include <cmocka.h>
 
 #include "common/dtp.h"
-#include "fake_collectd.h"
-#include "fake_server.h"
+#include "fake_app.h"
 #include "test_util.h"
 
 void module_register(void);
-
-#define PI "edge1"
 
 /* Replies that change between reads: the read count the fake has seen (port 0's
  * /ethdev/xstats is asked once at each read, before any command; /ethdev/list is not asked
@@ -113,36 +110,20 @@ handler(struct fake_server *fs, unsigned int conn, const char *req, struct fake_
 #undef IS
 }
 
-static struct {
-	struct fake_server *fs;
-	char dir[64];
-	char path[128];
-} fx;
-
+/* The application (fake_app.h), whose replies change shape from the second read on where
+ * @shape_changes (the handler's arg is then not NULL). */
 static void
 start_app(bool shape_changes)
 {
-	struct fake_config cfg = {.handler = handler,
-		.arg = shape_changes ? &fx : NULL,
-		.pid = 4242,
-		.path = fx.path};
-
-	fx.fs = fs_start_path(&cfg);
-	assert_non_null(fx.fs);
+	fa_start(handler, shape_changes ? &fa : NULL, 4242, NULL);
 }
 
 static int
 setup(void **state)
 {
 	(void)state;
-	memset(&fx, 0, sizeof(fx));
-	if (test_tmpdir("plugcmd", fx.dir, sizeof(fx.dir)) < 0)
+	if (fa_setup("plugcmd", module_register) < 0)
 		return -1;
-	snprintf(fx.path, sizeof(fx.path), "%s/edge1", fx.dir);
-	mkdir(fx.path, 0700);
-	strcat(fx.path, "/dpdk_telemetry.v2");
-	fc_reset();
-	fc_load(module_register);
 	__atomic_store_n(&reads, 0, __ATOMIC_SEQ_CST);
 	reorder_xstats = false;
 	return 0;
@@ -152,44 +133,23 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	fc_shutdown();
-	fs_stop(fx.fs);
-	return test_rmdir(fx.dir);
+	return fa_teardown();
 }
 
 /* An <Instance "edge1"> on the fake socket with @instance_opts, after @global options. */
 static int
 configure(const char *global, const char *instance_opts)
 {
-	char text[4096];
+	char g[2048];
 
-	snprintf(text, sizeof(text),
-		"MemoryStats false\n%s\n<Instance \"" PI "\">\n SocketPath \"%s\"\n%s\n"
-		"</Instance>\n",
-		global ? global : "", fx.path, instance_opts ? instance_opts : "");
-	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
-	return fc_init();
-}
-
-static const struct fc_value *
-must_find(const char *pi, const char *type, const char *ti)
-{
-	const struct fc_value *v = fc_find(pi, type, ti);
-
-	if (v == NULL) {
-		for (size_t i = 0; i < fc_nvalues(); i++)
-			print_message("have %s/%s-%s\n", fc_value_at(i)->plugin_instance,
-				fc_value_at(i)->type, fc_value_at(i)->type_instance);
-		fc_dump_logs();
-		fail_msg("no value %s/%s-%s", pi, type, ti ? ti : "");
-	}
-	return v;
+	snprintf(g, sizeof(g), "MemoryStats false\n%s", global ? global : "");
+	return fa_configure("dpdktel_stats", g, instance_opts, NULL);
 }
 
 static double
 gauge_of(const char *type, const char *ti)
 {
-	const struct fc_value *v = must_find(PI, type, ti);
+	const struct fc_value *v = fa_must_find(PI, type, ti);
 
 	assert_int_equal(v->ds_type[0], DS_TYPE_GAUGE);
 	return v->v[0].gauge;
@@ -198,7 +158,7 @@ gauge_of(const char *type, const char *ti)
 static derive_t
 health(const char *what)
 {
-	return must_find(PI, "telemetry_requests", what)->v[0].derive;
+	return fa_must_find(PI, "telemetry_requests", what)->v[0].derive;
 }
 
 /* /fwd/lcores: rows by lcore id; Derive, Type and the default GAUGE; the first rule wins. */
@@ -219,13 +179,15 @@ columnar_reply_with_rules(void **state)
 			"</Command>\n"),
 		0);
 	assert_int_equal(fc_read_all(), 0);
-	v = must_find(PI, "derive", "fwd_lcores.stalls.lcore2");
+	v = fa_must_find(PI, "derive", "fwd_lcores.stalls.lcore2");
 	assert_int_equal(v->ds_type[0], DS_TYPE_DERIVE);
 	assert_int_equal(v->v[0].derive, 2);
-	assert_int_equal(must_find(PI, "derive", "fwd_lcores.heartbeat.lcore2")->v[0].derive, 1200);
 	assert_int_equal(
-		must_find(PI, "derive", "fwd_lcores.rx_packets.lcore1")->v[0].derive, 1000);
-	assert_int_equal(must_find(PI, "derive", "fwd_lcores.busy_cycles.lcore1")->v[0].derive, 77);
+		fa_must_find(PI, "derive", "fwd_lcores.heartbeat.lcore2")->v[0].derive, 1200);
+	assert_int_equal(
+		fa_must_find(PI, "derive", "fwd_lcores.rx_packets.lcore1")->v[0].derive, 1000);
+	assert_int_equal(
+		fa_must_find(PI, "derive", "fwd_lcores.busy_cycles.lcore1")->v[0].derive, 77);
 	assert_true(gauge_of("heartbeat_age", "fwd_lcores.heartbeat_age_us.lcore2") == 250000);
 	assert_true(gauge_of("gauge", "fwd_lcores.state_code.lcore2") == 3);
 	assert_true(gauge_of("gauge", "fwd_lcores.last_change_age_ms.lcore1") == 5012);
@@ -260,7 +222,7 @@ params_name_and_flat_reply(void **state)
 	assert_null(fc_find(PI, "gauge", "heap.Alloc_count"));
 	assert_true(gauge_of("gauge", "fwd_metrics.port_id") == -1);
 	assert_true(gauge_of("gauge", "fwd_metrics.ports_up") == 2);
-	assert_int_equal(must_find(PI, "derive", "fwd_metrics.rx_packets")->v[0].derive, 500);
+	assert_int_equal(fa_must_find(PI, "derive", "fwd_metrics.rx_packets")->v[0].derive, 500);
 	assert_int_equal(health("invalid"), 0);
 	assert_int_equal(health("failed"), 0);
 }
@@ -273,7 +235,7 @@ global_commands_and_instance_override(void **state)
 	start_app(false);
 	assert_int_equal(configure("<Command \"/fwd/metrics\">\n</Command>\n", NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	must_find(PI, "gauge", "fwd_metrics.rx_packets");
+	fa_must_find(PI, "gauge", "fwd_metrics.rx_packets");
 	fc_shutdown();
 	fc_reset();
 	fc_load(module_register);
@@ -281,7 +243,7 @@ global_commands_and_instance_override(void **state)
 				 "<Command \"/eal/heap_info\">\n Params \"0\"\n</Command>\n"),
 		0);
 	assert_int_equal(fc_read_all(), 0);
-	must_find(PI, "gauge", "eal_heap_info_0.Heap_size");
+	fa_must_find(PI, "gauge", "eal_heap_info_0.Heap_size");
 	assert_null(fc_find(PI, "gauge", "fwd_metrics.rx_packets"));
 }
 
@@ -335,7 +297,7 @@ changed_shape_counted_once(void **state)
 		logs += fc_logs_matching("/fwd/lcores answers with other keys than before");
 		assert_int_equal(health("invalid"), 2);
 		assert_int_equal(
-			must_find(PI, "derive", "fwd_lcores.stalls.lcore3")->v[0].derive, 0);
+			fa_must_find(PI, "derive", "fwd_lcores.stalls.lcore3")->v[0].derive, 0);
 	}
 	assert_int_equal(logs, 1);
 }
@@ -354,7 +316,7 @@ derive_gauge_values_and_long_names(void **state)
 		0);
 	assert_int_equal(fc_read_all(), 0);
 	/* 2^53 + 1 goes out exact as DERIVE. */
-	assert_true(must_find(PI, "derive", "x_big.ok")->v[0].derive == 9007199254740993LL);
+	assert_true(fa_must_find(PI, "derive", "x_big.ok")->v[0].derive == 9007199254740993LL);
 	assert_null(fc_find(PI, "derive", "x_big.big")); /* above INT64_MAX */
 	assert_null(fc_find(PI, "derive", "x_big.neg"));
 	assert_true(gauge_of("gauge", "x_big.half") == 0.5);
@@ -388,8 +350,8 @@ config_error(const char *global, const char *inst, const char *needle)
 		fail_msg("no log line with \"%s\"", needle);
 	}
 	fc_shutdown();
-	fs_stop(fx.fs);
-	fx.fs = NULL;
+	fs_stop(fa.fs);
+	fa.fs = NULL;
 	fc_reset();
 	fc_load(module_register);
 }
@@ -442,8 +404,8 @@ xstat_gauge_follows_reordered_counters(void **state)
 	assert_int_equal(fc_read_all(), 0);
 	fc_clear_records();
 	assert_int_equal(fc_read_all(), 0);
-	assert_true(must_find(PI ".port0", "xstat_gauge", "tx_pp_jitter")->v[0].gauge == 7);
-	assert_true(must_find(PI ".port0", "xstat", "rx_good_packets")->v[0].derive == 2000);
+	assert_true(fa_must_find(PI ".port0", "xstat_gauge", "tx_pp_jitter")->v[0].gauge == 7);
+	assert_true(fa_must_find(PI ".port0", "xstat", "rx_good_packets")->v[0].derive == 2000);
 	assert_null(fc_find(PI ".port0", "xstat", "tx_pp_jitter"));
 	assert_null(fc_find(PI ".port0", "xstat_gauge", "rx_good_packets"));
 }
@@ -458,17 +420,17 @@ xstat_gauge_goes_down(void **state)
 	start_app(false);
 	assert_int_equal(configure(NULL, NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	v = must_find(PI ".port0", "xstat_gauge", "conntrack_allowance_available");
+	v = fa_must_find(PI ".port0", "xstat_gauge", "conntrack_allowance_available");
 	assert_int_equal(v->ds_type[0], DS_TYPE_GAUGE);
 	assert_true(v->v[0].gauge == 100);
-	assert_true(must_find(PI ".port0", "xstat_gauge", "tx_pp_jitter")->v[0].gauge == 7);
+	assert_true(fa_must_find(PI ".port0", "xstat_gauge", "tx_pp_jitter")->v[0].gauge == 7);
 	fc_clear_records();
 	assert_int_equal(fc_read_all(), 0);
-	assert_true(must_find(PI ".port0", "xstat_gauge", "conntrack_allowance_available")
+	assert_true(fa_must_find(PI ".port0", "xstat_gauge", "conntrack_allowance_available")
 			    ->v[0]
 			    .gauge == 40);
 	assert_null(fc_find(PI ".port0", "xstat", "conntrack_allowance_available"));
-	v = must_find(PI ".port0", "xstat", "rx_good_packets");
+	v = fa_must_find(PI ".port0", "xstat", "rx_good_packets");
 	assert_int_equal(v->ds_type[0], DS_TYPE_DERIVE);
 	assert_int_equal(v->v[0].derive, 2000);
 	assert_null(fc_find(PI ".port0", "xstat_gauge", "rx_good_packets"));
@@ -482,9 +444,11 @@ xstats_gauge_option_replaces_default(void **state)
 	start_app(false);
 	assert_int_equal(configure("XStatsGauge \"rx_good_*\"\n", NULL), 0);
 	assert_int_equal(fc_read_all(), 0);
-	assert_true(must_find(PI ".port0", "xstat_gauge", "rx_good_packets")->v[0].gauge == 1000);
+	assert_true(
+		fa_must_find(PI ".port0", "xstat_gauge", "rx_good_packets")->v[0].gauge == 1000);
 	assert_int_equal(
-		must_find(PI ".port0", "xstat", "conntrack_allowance_available")->v[0].derive, 100);
+		fa_must_find(PI ".port0", "xstat", "conntrack_allowance_available")->v[0].derive,
+		100);
 	fc_shutdown();
 	fc_reset();
 	fc_load(module_register);
@@ -492,9 +456,9 @@ xstats_gauge_option_replaces_default(void **state)
 				 "XStatsGauge \"tx_pp_*\"\nXStatsGauge \"conntrack_*\""),
 		0);
 	assert_int_equal(fc_read_all(), 0);
-	must_find(PI ".port0", "xstat", "rx_good_packets");
-	must_find(PI ".port0", "xstat_gauge", "tx_pp_jitter");
-	must_find(PI ".port0", "xstat_gauge", "conntrack_allowance_available");
+	fa_must_find(PI ".port0", "xstat", "rx_good_packets");
+	fa_must_find(PI ".port0", "xstat_gauge", "tx_pp_jitter");
+	fa_must_find(PI ".port0", "xstat_gauge", "conntrack_allowance_available");
 }
 
 /*

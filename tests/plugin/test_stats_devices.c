@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dpdktel_stats' device classes (plugins/stats_devices.c) against the fake collectd daemon
+ * dpdktel_stats' device classes (plugins/stats/devices.c) against the fake collectd daemon
  * and a fake application that answers with replies recorded from DPDK 22.11 processes
  * (tests/data/dpdk-22.11: testpmd with --vdev crypto_null0, dma_skeleton0, event_sw0,
  * rawdev_skeleton0; dpdk-test-crypto-perf on crypto_null; dpdk-test-eventdev perf_queue on
@@ -18,13 +18,10 @@
 #include <cmocka.h>
 
 #include "common/dtp.h"
-#include "fake_collectd.h"
-#include "fake_server.h"
+#include "fake_app.h"
 #include "test_util.h"
 
 void module_register(void);
-
-#define PI "edge1"
 
 /* A simulated application: which replies the fake gives. */
 struct app {
@@ -158,76 +155,44 @@ app_handler(
 #undef IS
 }
 
-struct fixture {
-	struct app app;
-	struct fake_server *fs;
-	char dir[64];
-	char path[128];
-};
-
-static struct fixture fx;
+/* The application the fake serves in this test (fake_app.h): the handler reads it. */
+static struct app the_app;
 
 static void
 start_app(const struct app *a, long pid)
 {
-	struct fake_config cfg = {
-		.handler = app_handler, .arg = &fx.app, .pid = pid, .path = fx.path};
-
-	fx.app = *a;
-	fx.fs = fs_start_path(&cfg);
-	assert_non_null(fx.fs);
+	the_app = *a;
+	fa_start(app_handler, &the_app, pid, NULL);
 }
 
 static int
 setup(void **state)
 {
 	(void)state;
-	memset(&fx, 0, sizeof(fx));
+	memset(&the_app, 0, sizeof(the_app));
 	memset(asked, 0, sizeof(asked));
-	if (test_tmpdir("plugdev", fx.dir, sizeof(fx.dir)) < 0)
-		return -1;
-	snprintf(fx.path, sizeof(fx.path), "%s/edge1", fx.dir);
-	mkdir(fx.path, 0700);
-	strcat(fx.path, "/dpdk_telemetry.v2");
-	fc_reset();
-	fc_load(module_register);
-	return 0;
+	return fa_setup("plugdev", module_register);
 }
 
 static int
 teardown(void **state)
 {
 	(void)state;
-	fc_shutdown();
-	fs_stop(fx.fs);
-	return test_rmdir(fx.dir);
+	return fa_teardown();
 }
 
 static int
 configure(const char *opts)
 {
-	char text[2048];
-
-	snprintf(text, sizeof(text),
-		"<Instance \"" PI "\">\n SocketPath \"%s\"\n%s\n</Instance>\n"
-		"MemoryStats false\n",
-		fx.path, opts ? opts : "");
-	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
-	return fc_init();
+	return fa_configure("dpdktel_stats", NULL, opts, "MemoryStats false\n");
 }
 
+/* The DERIVE @type-@ti of the application, one value. */
 static const struct fc_value *
 must_find(const char *type, const char *ti)
 {
-	const struct fc_value *v = fc_find(PI, type, ti);
+	const struct fc_value *v = fa_must_find(PI, type, ti);
 
-	if (v == NULL) {
-		for (size_t i = 0; i < fc_nvalues(); i++)
-			print_message("have %s/%s-%s\n", fc_value_at(i)->plugin_instance,
-				fc_value_at(i)->type, fc_value_at(i)->type_instance);
-		fc_dump_logs();
-		fail_msg("no value %s/%s-%s", PI, type, ti);
-	}
 	assert_int_equal(v->n, 1);
 	assert_int_equal(v->ds_type[0], DS_TYPE_DERIVE);
 	return v;
@@ -333,7 +298,7 @@ requests_per_read(void **state)
 	assert_int_equal(fc_logs_matching("/rawdev/xstats,0 answers null"), 1);
 
 	/* A restart: another process, its devices listed again. */
-	fs_stop(fx.fs);
+	fs_stop(fa.fs);
 	start_app(&(struct app){0}, 4343);
 	assert_int_equal(fc_read_all(), 0);
 	assert_int_equal(nasked("/cryptodev/list"), 2);
@@ -357,7 +322,7 @@ absent_or_off_costs_nothing(void **state)
 				assert_int_equal(asked[i], 0);
 	assert_int_equal(health("failed"), 0);
 	fc_shutdown();
-	fs_stop(fx.fs);
+	fs_stop(fa.fs);
 
 	memset(asked, 0, sizeof(asked));
 	fc_reset();
@@ -456,7 +421,7 @@ bad_replies_counted_once(void **state)
 	assert_int_equal(fc_logs_matching("/cryptodev/stats,0"), 1);
 	assert_non_null(fc_find(PI, "eventdev_xstat", "eventdev0.dev_rx"));
 	fc_shutdown();
-	fs_stop(fx.fs);
+	fs_stop(fa.fs);
 
 	fc_reset();
 	fc_load(module_register);
@@ -483,7 +448,7 @@ options_per_instance(void **state)
 		"RawdevExclude \"d\"\nEventdevGauge \"e\"\nMemoryStats false\n"
 		"<Instance \"" PI "\">\n SocketPath \"%s\"\n CryptodevStats true\n"
 		" CryptodevInclude \"enqueued_count\"\n</Instance>\n",
-		fx.path);
+		fa.path);
 	assert_int_equal(fc_configure("dpdktel_stats", text), 0);
 	assert_int_equal(fc_init(), 0);
 	assert_int_equal(fc_read_all(), 0);

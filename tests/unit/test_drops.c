@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Drop attribution (plugins/drops.h) with plain structs: each kind of row of plugins/drops.tsv
- * (part, extra, none, loss, includes, id), the driver a port is taken for, and that the
- * values never go back nor count a packet twice. The built-in table (compiled from drops.tsv)
- * with xstats replies shaped as the drivers send them: rx_missed cannot be produced by a
+ * Drop attribution (plugins/stats/drops.h) with plain structs: each kind of row of
+ * plugins/stats/drops.tsv (part, extra, none, loss, includes, id), the driver a port is taken for,
+ * and that the values never go back nor count a packet twice. The built-in table (compiled from
+ * drops.tsv) with xstats replies shaped as the drivers send them: rx_missed cannot be produced by a
  * virtual device here, so its rows (ixgbe's per-priority split, mlx5's extra port discards)
  * are proven this way and by the rule tests (grafana/prometheus/tests/drops.test.yml).
  */
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "drops.h"
+#include "stats/drops.h"
 
 static const struct drops_row rows[] = {
 	{"net_a", "a_buffer_full", DROPS_RX_MISSED, DROPS_PART, false},
@@ -328,7 +328,7 @@ nothing_without_counters(void **state)
 	drops_free(&p);
 }
 
-/* ---- The built-in table (plugins/drops.tsv) ---------------------------------------- */
+/* ---- The built-in table (plugins/stats/drops.tsv) ---------------------------------------- */
 
 /* ixgbe: imissed is the sum of the packet buffers' MPC, rx_priority<N>_dropped; per-queue
  * drops (QPRDC, rx_q<N>_errors) are in no generic counter; failed rearms are no losses. */

@@ -1,4 +1,4 @@
-"""plugins/drops.tsv against the DPDK sources it cites.
+"""plugins/stats/drops.tsv against the DPDK sources it cites.
 
 Every row names a driver counter (or the code that shows how a generic counter behaves), the
 file of the DPDK tree it is in and the releases it was read from. For each release whose
@@ -24,10 +24,10 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, 'plugins'))
+sys.path.insert(0, os.path.join(ROOT, 'plugins', 'stats'))
 import drops_table  # noqa: E402
 
-TABLE = os.path.join(ROOT, 'plugins', 'drops.tsv')
+TABLE = os.path.join(ROOT, 'plugins', 'stats', 'drops.tsv')
 # The drivers issue 28 asks the table to cover.
 REQUIRED_DRIVERS = {'mlx5', 'net_ice', 'net_i40e', 'net_ixgbe', 'net_ena', 'net_virtio',
                     'net_vmxnet3', 'net_bnxt', 'net_af_xdp', 'net_tap'}

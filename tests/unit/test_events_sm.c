@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The state machines of dpdktel_events (plugins/events.h) with plain structs and a driven
+ * The state machines of dpdktel_events (plugins/events/machines.h) with plain structs and a driven
  * clock: one test per row of the tables in docs/dpdktel_events.md, plus the checks each
  * reading asks for. No collectd, no socket.
  */
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "events.h"
+#include "events/machines.h"
 
 static const struct events_link_conf conf = {
 	.flap_window_ms = 1000, .flap_threshold = 3, .report_initial = true};

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dpdktel_stats' drop attribution: see stats_drops.h; the attribution itself is drops.c.
+ * dpdktel_stats' drop attribution: see port_drops.h; the attribution itself is drops.c.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats_drops.h"
+#include "port_drops.h"
 
 /* The port's driver as port_info names it, once its /ethdev/info name is known. */
 static void

@@ -35,7 +35,7 @@ enum stats_dev_class {
 struct stats_devices_opts {
 	bool on[STATS_DEV_CLASSES];
 	struct dtp_globs include[STATS_DEV_CLASSES], exclude[STATS_DEV_CLASSES];
-	/* eventdev xstats that are levels, not counters; none given: stats_devices.c's list */
+	/* eventdev xstats that are levels, not counters; none given: devices.c's list */
 	struct dtp_globs event_gauge;
 };
 

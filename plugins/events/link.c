@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
+#include "machines.h"
 
 enum events_link_check
 events_link_check(const struct events_port *p, const struct events_link_reading *r, bool confirm)

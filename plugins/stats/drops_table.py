@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""plugins/drops.tsv -> the C table dpdktel_stats compiles in (drops.h, struct drops_row).
+"""plugins/stats/drops.tsv -> the C table dpdktel_stats compiles in (drops.h, struct drops_row).
 
-    drops_table.py plugins/drops.tsv drops_table.c
+    drops_table.py plugins/stats/drops.tsv drops_table.c
 
 Checks every row as it goes (meson then fails the build naming the line): the columns, a
 reason and a counts kind of drops.h, <N> only where it stands for a number, the generic
@@ -121,8 +121,8 @@ def render(rows):
     """The C table: one entry per driver and name (a name checked over several release
     ranges is one entry)."""
     seen = {}
-    out = ['/* Generated from plugins/drops.tsv by plugins/drops_table.py: do not edit. */',
-           '#include "drops.h"', '', 'static const struct drops_row rows[] = {']
+    out = ['/* Generated from plugins/stats/drops.tsv by plugins/stats/drops_table.py: do not edit. */',
+           '#include "stats/drops.h"', '', 'static const struct drops_row rows[] = {']
     for r in rows:
         key = (r.driver, r.xstat)
         if key in seen:

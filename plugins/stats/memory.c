@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* dpdktel_stats' memory values: see stats_memory.h. */
+/* dpdktel_stats' memory values: see memory.h. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <sys/types.h>
 #include <string.h>
 
-#include "stats_memory.h"
+#include "memory.h"
 
 /* The values of @keys in @d into v[]; false when one is missing or not an integer >= 0. */
 static bool

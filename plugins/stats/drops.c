@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Drop attribution: plugins/drops.tsv applied to a port's counters (drops.h). Pure.
+ * Drop attribution: plugins/stats/drops.tsv applied to a port's counters (drops.h). Pure.
  */
 #include <errno.h>
 #include <stdio.h>

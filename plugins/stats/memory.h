@@ -59,7 +59,7 @@ struct stats_memory {
 	size_t nzones;
 	bool zones_listed; /* zones is from a memzone list of this process */
 	bool zones_cut; /* the last memzone list may have been cut: no memzone values */
-	unsigned int logged; /* bit per enum in stats_memory.c: logged for this process */
+	unsigned int logged; /* bit per enum in memory.c: logged for this process */
 };
 
 /* Every read: the values, dispatched with @id (the instance's). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dpdktel_stats: the counters of cryptodevs, dmadevs, eventdevs and rawdevs (stats_devices.h,
+ * dpdktel_stats: the counters of cryptodevs, dmadevs, eventdevs and rawdevs (devices.h,
  * docs/dpdktel_stats.md "Device classes"). The commands and their replies, as DPDK 22.11 to
  * 26.07 register them (lib/cryptodev/rte_cryptodev.c, lib/dmadev/rte_dmadev.c,
  * lib/eventdev/rte_eventdev.c, lib/rawdev/rte_rawdev.c):
@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats_devices.h"
+#include "devices.h"
 
 #define PLUGIN_LOG(level, t, ...) DTP_LOG(level, (t)->plugin, __VA_ARGS__)
 

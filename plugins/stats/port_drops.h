@@ -7,7 +7,7 @@
  *   <instance>.lcore<L>/lcore_rx_queue-<port>,<queue>  1: lcore L polls that rx queue
  *                                                 (dpdktel-fwd's /fwd/port rx_queue_lcores)
  *
- * No request of its own: it reads the replies dpdktel_stats.c asks for anyway
+ * No request of its own: it reads the replies port.c and xstats.c ask for anyway
  * (/ethdev/xstats, /ethdev/info's name, /fwd/port).
  */
 #ifndef STATS_DROPS_H

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "stats_command.h"
+#include "command.h"
 
 #define PLUGIN "dpdktel_stats"
 #define LOG(level, ...) DTP_LOG(level, PLUGIN, __VA_ARGS__)

@@ -4,7 +4,7 @@
  * heartbeat age or from cycle counters that stand still, exits, recovery; an application that
  * is gone, back, not responding, answering again.
  */
-#include "events.h"
+#include "machines.h"
 
 bool
 events_lcore_bad(enum dtel_lcore_state s)

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dpdktel_events' poll thread: one per instance, every PollInterval read (read.c), judge
+ * liveness (liveness.c), confirm (confirm.c), apply (apply.c), then publish and dispatch
+ * (publish.c); each kind of poll planned within the budget (MaxAppLoad).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "instance.h"
+
+/* When each kind of poll that ran is due again: PollInterval, or longer within the budget. */
+static void
+plan_next(struct ev_instance *ei, const struct reading *rd, uint64_t t)
+{
+	uint64_t want = (uint64_t)(ei->o->poll_interval * 1e9);
+
+	for (int k = 0; k < POLL_KINDS; k++) {
+		if (!rd->due[k])
+			continue;
+		ei->next_ms[k] = t +
+			dtp_budget_plan(
+				&ei->budget[k], ei->round_ns[k], want, ei->o->max_app_load) /
+				1000000u;
+		ei->round_ns[k] = 0;
+	}
+}
+
+/* Read every source, confirm the candidate changes (all the I/O), apply, notify, dispatch. */
+static void
+poll_once(struct ev_instance *ei)
+{
+	struct reading rd = {0};
+	uint64_t t = dtp_now_ms();
+	bool was_up = ei->st.up, was_hung = ei->st.not_responding;
+	uint64_t sent = ei->t.sent;
+	enum events_poll poll;
+
+	ei->poll_err = 0;
+	/* The stats plugin's reads wait while this poll asks (libdpdktel's queue). */
+	dtel_shared_poll_begin(ei->t.sh);
+	ev_read_sources(ei, t, &rd);
+	poll = ev_outcome(ei, sent);
+	/* A restart must be known before these readings meet the old state, and before an
+	 * unanswered poll is judged: by the process that holds the socket now. */
+	ev_check_restart(ei);
+	if (poll == EVENTS_POLL_ANSWERED) {
+		ev_confirm(ei, &rd, t);
+		poll = ev_outcome(ei, sent); /* a check may have met the hang */
+	}
+	dtel_shared_poll_end(ei->t.sh);
+	plan_next(ei, &rd, t);
+	ev_judge(ei, poll, t);
+	if (poll == EVENTS_POLL_ANSWERED) {
+		ev_apply_main(ei, &rd, t);
+		if (rd.have_links)
+			ev_apply_links(ei, &rd, t);
+		if (rd.have_lcores)
+			ev_apply_lcores(ei, &rd, t);
+	}
+	ev_reading_free(&rd);
+	ev_finish_poll(ei, ei->st.up != was_up || ei->st.not_responding != was_hung);
+}
+
+void *
+ev_poll_thread(void *arg)
+{
+	struct ev_instance *ei = arg;
+	uint64_t period_ns = (uint64_t)(ei->o->poll_interval * 1e9);
+	struct timespec next;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (;;) {
+		struct timespec now;
+
+		poll_once(ei);
+		/* A poll that overran its period (a timeout) restarts the schedule from now: the
+		 * polls it missed are not run back to back. */
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > next.tv_sec ||
+			(now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec))
+			next = now;
+		next.tv_nsec += (long)(period_ns % 1000000000u);
+		next.tv_sec += (time_t)(period_ns / 1000000000u) + next.tv_nsec / 1000000000;
+		next.tv_nsec %= 1000000000;
+		pthread_mutex_lock(&ei->lock);
+		while (!ei->stop &&
+			pthread_cond_timedwait(&ei->wake, &ei->lock, &next) != ETIMEDOUT)
+			;
+		if (ei->stop) {
+			pthread_mutex_unlock(&ei->lock);
+			return NULL;
+		}
+		pthread_mutex_unlock(&ei->lock);
+	}
+}

@@ -460,7 +460,10 @@ def test_link_changes_never_go_back_across_a_main_lcore_stall(alone, build_dir, 
     10 min >= 5), evaluated by promtool on the series collectd stored, does not fire for 4
     changes. Before: 2 → 3 → 4 → 2, a counter reset to Prometheus, and the alert fired (2 +
     2 + 2 = 6). FlapThreshold 1000: the plugin's own flap detector is not what is tested."""
-    app, ifaces = fwd_taps(fwd_bin, 'k', ['--fault', 'main-stall:10000:5000'])
+    # The stall 20 s after the start: the two changes before it must be counted by the
+    # forwarder first, and on a loaded machine collectd's start and those changes took over
+    # 10 s (the stall began before the forwarder counted them).
+    app, ifaces = fwd_taps(fwd_bin, 'k', ['--fault', 'main-stall:20000:5000'])
     ident = 'dpdktel_events-tap.port1/link_changes'
     rules = os.path.join(source_dir, 'grafana', 'prometheus', 'dpdktel.rules.yml')
     with app, Collectd(build_dir, source_dir, events_config(app.socket, '  FlapThreshold 1000\n'),
@@ -470,7 +473,7 @@ def test_link_changes_never_go_back_across_a_main_lcore_stall(alone, build_dir, 
             ip_link(ifaces[1], state)
             wait_note(cd, word)
         cd.wait_value(ident, lambda row: row[1][0] == c0 + 2, what='the forwarder counted 2')
-        wait_note(cd, 'main lcore 0 of tap stalled', timeout=15)
+        wait_note(cd, 'main lcore 0 of tap stalled', timeout=30)
         for state, word in (('down', 'Link down on tap port 1'), ('up', 'Link up on tap port 1')):
             ip_link(ifaces[1], state)
             wait_until(lambda: sum(word in n['message'] for n in notes(cd)) == 2, 5,

@@ -170,8 +170,9 @@ def fwd_taps(fwd_bin, tag, app_args=()):
 
 
 def test_forwarder_link_and_stall(alone, build_dir, source_dir, fwd_bin):
-    # lcore 1 stops for 400 ms, 1.5 s after forwarding starts.
-    app, ifaces = fwd_taps(fwd_bin, 's', ['--fault', 'stall:1:1500:400'])
+    # lcore 1 stops for 400 ms, 4 s after forwarding starts: after collectd's first polls
+    # even where collectd starts slowly (under ASan on a loaded machine 1.5 s was too soon).
+    app, ifaces = fwd_taps(fwd_bin, 's', ['--fault', 'stall:1:4000:400'])
     with app, Collectd(build_dir, source_dir, events_config(app.socket),
                        ours=('dpdktel_events',)) as cd:
         n = wait_note(cd, 'lcore 1 of tap stalled: no heartbeat for ')

@@ -870,13 +870,12 @@ set_slow_once(void *arg)
 static void
 one_slow_reply_is_no_outage(void **state)
 {
-	int slow = 300;
+	int slow = 80;
 	struct fc_value v;
 
 	(void)state;
 	start_server(getpid());
-	/* Not shorter: under ThreadSanitizer on a loaded machine a reply took over 50 ms. */
-	start_plugin("Timeout 0.2");
+	start_plugin("Timeout 0.05");
 	wait_polls(4);
 	sim_set(set_slow_once, &slow);
 	wait_polls(20);

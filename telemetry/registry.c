@@ -829,7 +829,7 @@ dtel_shared_request_many(struct dtel_shared *shared, struct dtel_request *rq,
 		.yield = poll_waiting,
 		.arg = shared};
 	uint64_t *samples;
-	size_t done = 0;
+	size_t done = 0, last = 0;
 	bool sent, any = false;
 	int ret;
 
@@ -846,6 +846,7 @@ dtel_shared_request_many(struct dtel_shared *shared, struct dtel_request *rq,
 			batch_window(shared, cmds + done, n - done, rq->window), ret_replies + done,
 			ret_results + done, 0};
 
+		last = 0;
 		ret = take_turn(shared, rq, dtel__now_ns() + (uint64_t)rq->timeout_ms * 1000000u);
 		if (ret < 0)
 			break;
@@ -856,14 +857,15 @@ dtel_shared_request_many(struct dtel_shared *shared, struct dtel_request *rq,
 			shared, rq->timeout_ms, attempt_many, &m, answered_many, &sent, &io);
 		rq->service_ns += give_turn(shared, cmds + done, &io);
 		any |= sent;
+		last = m.sent;
 		done += m.sent;
 	} while (ret == DTEL__YIELDED && done < n);
 	free(samples);
-	if (ret == -EBUSY || ret == -ETIMEDOUT || ret == -EAGAIN) {
-		/* Not sent after a yield: the first request left has the reason. */
-		if (any && done < n)
-			ret_results[done] = ret;
-	}
+	/* A round after a yield that sent nothing (no turn, no connection): the first request
+	 * left has the reason. A round that sent requests put its error on the one it was on;
+	 * those it never sent stay -ECANCELED (they were not asked, so they did not fail). */
+	if (ret < 0 && any && last == 0 && done < n)
+		ret_results[done] = ret;
 	/* Nothing asked: the caller's own requests will say why. */
 	return !any && ret < 0 ? ret : 0;
 }

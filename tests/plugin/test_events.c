@@ -872,6 +872,7 @@ one_slow_reply_is_no_outage(void **state)
 {
 	int slow = 80;
 	struct fc_value v;
+	size_t timeouts;
 
 	(void)state;
 	start_server(getpid());
@@ -881,7 +882,13 @@ one_slow_reply_is_no_outage(void **state)
 	wait_polls(20);
 	assert_int_equal(fc_notifications_matching("DPDK application", NULL), 0);
 	assert_true(read_fresh("edge1", "telemetry_requests", "failed", &v));
-	assert_int_equal(v.v[0].derive, 1); /* the one timeout, nothing refused unsent */
+	/* The one timeout, nothing refused or left unsent counted with it: each failure is a
+	 * timeout of its own, logged. (A loaded machine may add one: another reply late.) */
+	timeouts = fc_logs_matching("does not answer within the timeout");
+	if (v.v[0].derive != (derive_t)timeouts)
+		fc_dump_logs();
+	assert_true(timeouts >= 1);
+	assert_int_equal(v.v[0].derive, (derive_t)timeouts);
 	assert_true(fc_find_copy("edge1", "up", NULL, &v));
 	assert_true(v.v[0].gauge == 1);
 }
@@ -2106,5 +2113,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(short_lived_applications_retired, setup, teardown),
 	};
 
+	/* To run some tests only, e.g. in a loop while chasing a flaky one. */
+	if (getenv("DTEL_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("DTEL_TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

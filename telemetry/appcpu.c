@@ -4,14 +4,20 @@
  * client on a thread of its own (lib/telemetry/telemetry.c socket_listener() starts
  * client_handler() for every accepted connection, in every release), so the CPU time of
  * that thread is exactly what our requests cost the application, wake-ups and all. It is the
- * thread of the application's process created last once we connected: found by its start
- * time, right after the greeting (which that thread sends). Its schedstat file stays open
- * and is read again with one pread() after each turn of ours. Where /proc does not show it
- * (another pid namespace without the pid, no schedstat), the caller does without.
+ * one thread of the application's process that started once we connected (by its start
+ * time, read right after the greeting, which that thread sends) and bears the v2 listener's
+ * name: socket_listener() creates it, so it inherits that thread's name, "telemetry-v2" in
+ * 22.11 (pthread_setname_np in telemetry_v2_init()), "dpdk-telemet-v2" from 23.11 on
+ * (set_thread_name()). Any other thread started then (a forwarding core, an OVS pmd thread)
+ * is not it; two such threads (another client connected within a clock tick of us) cannot
+ * be told apart, and then none is taken. Its schedstat file stays open and is read again
+ * with one pread() after each turn of ours. Where /proc does not show it (another pid
+ * namespace without the pid, no schedstat), the caller does without.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +38,21 @@ read_line(const char *path, char *buf, size_t size)
 		ret = -EIO;
 	fclose(f);
 	return ret;
+}
+
+/* A thread that serves a v2 telemetry client: named after the v2 listener (above). */
+static bool
+serves_v2(long pid, const char *tid)
+{
+	char path[320], name[64];
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%s/comm", pid, tid);
+	if (read_line(path, name, sizeof(name)) < 0)
+		return false;
+	name[strcspn(name, "\n")] = '\0';
+	n = strlen(name);
+	return strstr(name, "telemet") != NULL && n >= 3 && strcmp(name + n - 3, "-v2") == 0;
 }
 
 /* Field 22 of /proc/<pid>/task/<tid>/stat: when the thread started, in clock ticks since
@@ -56,41 +77,85 @@ start_ticks(long pid, const char *tid)
 	return errno != 0 || end == p + 1 ? 0 : v;
 }
 
-int
-dtel__server_thread(long pid, uint64_t opened_boot_ns, int *ret_fd)
+/* The application's threads named after the v2 listener: the listener and its clients'. */
+#define V2_MAX 64 /* DPDK serves at most 10 clients at once (MAX_CONNECTIONS) */
+struct v2_threads {
+	char tid[V2_MAX][24];
+	unsigned long long start[V2_MAX];
+	unsigned int n;
+	bool overflow;
+};
+
+static int
+list_v2_threads(long pid, struct v2_threads *v)
 {
-	long hz = sysconf(_SC_CLK_TCK);
-	unsigned long long since, best = 0;
-	char path[320], tid[256] = "";
+	char path[320];
 	struct dirent *e;
 	DIR *d;
-	int fd;
 
-	if (pid <= 0 || hz <= 0)
-		return -EINVAL;
-	since = (unsigned long long)(opened_boot_ns / 1000000u) * (unsigned long long)hz / 1000u;
 	snprintf(path, sizeof(path), "/proc/%ld/task", pid);
 	d = opendir(path);
 	if (d == NULL)
 		return -errno;
 	while ((e = readdir(d)) != NULL) {
-		unsigned long long t;
 		char *end;
 
-		if (e->d_name[0] < '1' || e->d_name[0] > '9' ||
-			strtol(e->d_name, &end, 10) == pid || *end != '\0')
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' || strlen(e->d_name) >= 24 ||
+			strtol(e->d_name, &end, 10) == pid || *end != '\0' ||
+			!serves_v2(pid, e->d_name))
 			continue;
-		t = start_ticks(pid, e->d_name);
-		/* Started once we connected (a tick early: the ticks are rounded down). */
-		if (t + 1 >= since && t >= best) {
-			best = t;
-			snprintf(tid, sizeof(tid), "%s", e->d_name);
+		if (v->n == V2_MAX) {
+			v->overflow = true;
+			break;
 		}
+		snprintf(v->tid[v->n], sizeof(v->tid[v->n]), "%.23s", e->d_name); /* checked */
+		v->start[v->n++] = start_ticks(pid, e->d_name);
 	}
 	closedir(d);
-	if (tid[0] == '\0')
-		return -ENOENT;
-	snprintf(path, sizeof(path), "/proc/%ld/task/%s/schedstat", pid, tid);
+	return 0;
+}
+
+/* Which of @v is the listener: the first started (then the lowest tid, made first). */
+static unsigned int
+listener_of(const struct v2_threads *v)
+{
+	unsigned int first = 0;
+
+	for (unsigned int i = 1; i < v->n; i++)
+		if (v->start[i] < v->start[first] ||
+			(v->start[i] == v->start[first] &&
+				strtol(v->tid[i], NULL, 10) < strtol(v->tid[first], NULL, 10)))
+			first = i;
+	return first;
+}
+
+int
+dtel__server_thread(long pid, uint64_t opened_boot_ns, int *ret_fd)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	unsigned long long since;
+	struct v2_threads v = {.n = 0};
+	unsigned int first, found = 0, ours = 0;
+	char path[320];
+	int fd, ret;
+
+	if (pid <= 0 || hz <= 0)
+		return -EINVAL;
+	since = (unsigned long long)(opened_boot_ns / 1000000u) * (unsigned long long)hz / 1000u;
+	ret = list_v2_threads(pid, &v);
+	if (ret < 0)
+		return ret;
+	if (v.overflow)
+		return -EEXIST;
+	first = listener_of(&v);
+	/* A client's thread started once we connected (a tick early: ticks are rounded down);
+	 * the listener is not one, even when it started within that tick too. */
+	for (unsigned int i = 0; i < v.n; i++)
+		if (i != first && v.start[i] + 1 >= since && found++ == 0)
+			ours = i;
+	if (found != 1)
+		return found == 0 ? -ENOENT : -EEXIST;
+	snprintf(path, sizeof(path), "/proc/%ld/task/%s/schedstat", pid, v.tid[ours]);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;

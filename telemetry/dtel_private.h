@@ -109,8 +109,8 @@ int dtel__session_query_many(struct dtel_session *s, const char *const *cmds, si
 /**
  * The thread of application process @pid that serves our connection, opened at
  * @opened_boot_ns (CLOCK_BOOTTIME): its /proc schedstat file, opened into *ret_fd (the
- * caller's, close() it). -ENOENT when no thread started after that, or /proc's error
- * (appcpu.c).
+ * caller's, close() it). -ENOENT when no telemetry v2 client thread started after that,
+ * -EEXIST when several did (which one is ours is not known), or /proc's error (appcpu.c).
  */
 int dtel__server_thread(long pid, uint64_t opened_boot_ns, int *ret_fd);
 

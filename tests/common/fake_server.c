@@ -228,6 +228,10 @@ conn_main(void *arg)
 	enum conn_next next = CONN_END;
 	char buf[2048];
 
+	/* DPDK's client threads bear the v2 listener's name, inherited from the thread that
+	 * creates them (lib/telemetry/telemetry.c socket_listener(); the name is set in
+	 * telemetry_v2_init()): libdpdktel finds its server thread by it (appcpu.c). */
+	pthread_setname_np(pthread_self(), FAKE_V2_THREAD_NAME);
 	if (fs->cfg.close_at_accept)
 		goto out;
 	if (!fs->cfg.no_greeting)
@@ -271,6 +275,7 @@ accept_main(void *arg)
 {
 	struct fake_server *fs = arg;
 
+	pthread_setname_np(pthread_self(), FAKE_V2_THREAD_NAME); /* the listener's */
 	while (wait_readable(fs->listen_fd, fs->accept_stop[0])) {
 		int fd = accept4(fs->listen_fd, NULL, NULL, SOCK_CLOEXEC);
 

@@ -14,6 +14,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/** The name of the server's threads, as DPDK 23.11 and later name their telemetry v2
+ * listener and so its client threads (lib/telemetry/telemetry.c, set_thread_name()). */
+#define FAKE_V2_THREAD_NAME "dpdk-telemet-v2"
+
 /** What the server does with one request. */
 enum fake_action {
 	FAKE_REPLY, /* send reply (len bytes; len 0 = strlen) */

@@ -1074,6 +1074,117 @@ cpu_time_corrects_the_estimates(void **state)
 	fs_stop(fs);
 }
 
+/* The tid whose schedstat @fd is open on (dtel__server_thread()'s), 0 if none. */
+static long
+tid_of(int fd)
+{
+	char link[64], path[256];
+	ssize_t n;
+	long pid, tid;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0)
+		return 0;
+	path[n] = '\0';
+	return sscanf(path, "/proc/%ld/task/%ld/schedstat", &pid, &tid) == 2 ? tid : 0;
+}
+
+static bool
+thread_gone(long tid, int deadline_ms)
+{
+	char path[64];
+	uint64_t end = test_now_ms() + (uint64_t)deadline_ms;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld", tid);
+	while (access(path, F_OK) == 0)
+		if (test_now_ms() >= end)
+			return false;
+		else
+			usleep(1000);
+	return true;
+}
+
+static void *
+idle_thread(void *arg)
+{
+	pthread_setname_np(pthread_self(), "busy-worker");
+	while (!__atomic_load_n((bool *)arg, __ATOMIC_RELAXED))
+		usleep(1000);
+	return NULL;
+}
+
+/*
+ * The thread that serves our connection is the telemetry client thread started once we
+ * connected, not a thread of another kind started after it (a forwarding core, an OVS pmd
+ * thread): it ends when our connection does. Failed before (the newest thread was taken).
+ */
+static void
+server_thread_is_a_telemetry_client(void **state)
+{
+	struct fake_config cfg = {.handler = h_echo_or_silent};
+	struct fake_server *fs = fs_start_path(&cfg);
+	uint64_t before = dtel__boottime_ns();
+	struct dtel_shared *sh;
+	pthread_t worker;
+	bool stop = false;
+	long tid;
+	int fd;
+
+	(void)state;
+	assert_int_equal(dtel_shared_get(fs_path(fs), &sh), 0);
+	assert_int_equal(query_echo(sh, 1000), 0);
+	assert_int_equal(pthread_create(&worker, NULL, idle_thread, &stop), 0);
+	usleep(20000); /* the worker starts a clock tick later than the connection */
+	assert_int_equal(dtel__server_thread(getpid(), before, &fd), 0);
+	tid = tid_of(fd);
+	close(fd);
+	assert_true(tid > 0);
+	dtel_shared_put(sh); /* the connection closes: its thread ends, the listener stays */
+	assert_true(thread_gone(tid, 2000));
+	__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
+	pthread_join(worker, NULL);
+	fs_stop(fs);
+}
+
+static int
+raw_connect(const char *path)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	char greeting[256];
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	assert_true(recv(fd, greeting, sizeof(greeting), 0) > 0); /* its thread runs */
+	return fd;
+}
+
+/* Two clients' threads started since we connected: which is ours is not known, and none is
+ * taken; once one of them ends, the other is. */
+static void
+server_thread_not_guessed(void **state)
+{
+	struct fake_config cfg = {.handler = h_echo_or_silent};
+	struct fake_server *fs = fs_start_path(&cfg);
+	uint64_t before = dtel__boottime_ns(), end;
+	int a, b, fd, ret;
+
+	(void)state;
+	a = raw_connect(fs_path(fs));
+	b = raw_connect(fs_path(fs));
+	assert_int_equal(dtel__server_thread(getpid(), before, &fd), -EEXIST);
+	close(b);
+	end = test_now_ms() + 2000; /* until b's thread has ended */
+	while ((ret = dtel__server_thread(getpid(), before, &fd)) == -EEXIST && test_now_ms() < end)
+		usleep(1000);
+	assert_int_equal(ret, 0);
+	close(fd);
+	close(a);
+	fs_stop(fs);
+}
+
 /* The application accepts but does not greet in time (stopped, busy): not a refusal. */
 static void
 greeting_timeout_does_not_back_off(void **state)
@@ -1275,6 +1386,8 @@ main(void)
 		cmocka_unit_test(request_cost_is_measured),
 		cmocka_unit_test(classes_share_the_budget),
 		cmocka_unit_test(cpu_time_corrects_the_estimates),
+		cmocka_unit_test(server_thread_is_a_telemetry_client),
+		cmocka_unit_test(server_thread_not_guessed),
 		cmocka_unit_test(many_error_with_replies_in_flight_closes),
 		cmocka_unit_test(receive_error_closes),
 		cmocka_unit_test(ungreeted_owner_starts_a_generation),

@@ -153,6 +153,46 @@ def test_second_process_on_same_prefix_gets_index_1(dpdktel_cli, dpdk_release):
         assert mine == [(0, a.pid), (1, b.pid)]
 
 
+class ServerThread:
+    """tests/tools/server_thread connected to an application's socket: the thread of the
+    application libdpdktel measures as the one serving it, held until close()."""
+
+    def __init__(self, build_dir, socket_path):
+        tool = os.path.join(build_dir, 'tests', 'tools', 'server_thread')
+        self.proc = subprocess.Popen([tool, socket_path], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()  # printed once connected (5 s connect timeout)
+        assert line.startswith('tid '), (line, self.proc.stderr.read() if not line else '')
+        self.tid = int(line.split()[1])
+
+    def close(self):
+        self.proc.stdin.close()
+        assert self.proc.wait(10) == 0
+
+
+def test_server_thread_is_the_one_serving_us(build_dir, dpdk_release):
+    """The thread whose CPU time libdpdktel counts as what its requests cost the application
+    (telemetry/appcpu.c) is a thread of the application named after DPDK's v2 listener, not
+    the listener, and it ends when our connection does: DPDK's thread for our connection.
+    A second client's is its own."""
+    app = dpdk.testpmd(nports=2, release=dpdk_release)
+    with app:
+        first = ServerThread(build_dir, app.socket)
+        task = f'/proc/{app.pid}/task/{first.tid}'
+        with open(f'{task}/comm') as f:
+            name = f.read().strip()
+        assert 'telemet' in name and name.endswith('-v2'), name
+        time.sleep(0.03)  # the second client connects clock ticks (10 ms) later
+        second = ServerThread(build_dir, app.socket)
+        assert second.tid != first.tid
+        first.close()
+        wait_until(lambda: not os.path.exists(task), 5, f'thread {first.tid} ended with us')
+        assert os.path.exists(f'/proc/{app.pid}/task/{second.tid}')
+        second.close()
+        wait_until(lambda: not os.path.exists(f'/proc/{app.pid}/task/{second.tid}'), 5,
+                   f'thread {second.tid} ended with the second client')
+
+
 def test_usage_errors_exit_2(dpdktel_cli):
     assert run(dpdktel_cli, check=False).returncode == 2
     assert run(dpdktel_cli, 'frobnicate', check=False).returncode == 2

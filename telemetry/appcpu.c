@@ -42,12 +42,12 @@ read_line(const char *path, char *buf, size_t size)
 
 /* A thread that serves a v2 telemetry client: named after the v2 listener (above). */
 static bool
-serves_v2(long pid, const char *tid)
+serves_v2(long pid, long tid)
 {
 	char path[320], name[64];
 	size_t n;
 
-	snprintf(path, sizeof(path), "/proc/%ld/task/%s/comm", pid, tid);
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/comm", pid, tid);
 	if (read_line(path, name, sizeof(name)) < 0)
 		return false;
 	name[strcspn(name, "\n")] = '\0';
@@ -59,12 +59,12 @@ serves_v2(long pid, const char *tid)
  * boot. The name (field 2) may hold spaces and parentheses: fields are counted from the last
  * ")". 0 when it cannot be read. */
 static unsigned long long
-start_ticks(long pid, const char *tid)
+start_ticks(long pid, long tid)
 {
 	char path[320], buf[1024], *p, *end;
 	unsigned long long v;
 
-	snprintf(path, sizeof(path), "/proc/%ld/task/%s/stat", pid, tid);
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/stat", pid, tid);
 	if (read_line(path, buf, sizeof(buf)) < 0)
 		return 0;
 	p = strrchr(buf, ')');
@@ -80,7 +80,7 @@ start_ticks(long pid, const char *tid)
 /* The application's threads named after the v2 listener: the listener and its clients'. */
 #define V2_MAX 64 /* DPDK serves at most 10 clients at once (MAX_CONNECTIONS) */
 struct v2_threads {
-	char tid[V2_MAX][24];
+	long tid[V2_MAX];
 	unsigned long long start[V2_MAX];
 	unsigned int n;
 	bool overflow;
@@ -99,17 +99,16 @@ list_v2_threads(long pid, struct v2_threads *v)
 		return -errno;
 	while ((e = readdir(d)) != NULL) {
 		char *end;
+		long tid = strtol(e->d_name, &end, 10);
 
-		if (e->d_name[0] < '1' || e->d_name[0] > '9' || strlen(e->d_name) >= 24 ||
-			strtol(e->d_name, &end, 10) == pid || *end != '\0' ||
-			!serves_v2(pid, e->d_name))
+		if (tid <= 0 || *end != '\0' || tid == pid || !serves_v2(pid, tid))
 			continue;
 		if (v->n == V2_MAX) {
 			v->overflow = true;
 			break;
 		}
-		snprintf(v->tid[v->n], sizeof(v->tid[v->n]), "%.23s", e->d_name); /* checked */
-		v->start[v->n++] = start_ticks(pid, e->d_name);
+		v->tid[v->n] = tid;
+		v->start[v->n++] = start_ticks(pid, tid);
 	}
 	closedir(d);
 	return 0;
@@ -123,14 +122,13 @@ listener_of(const struct v2_threads *v)
 
 	for (unsigned int i = 1; i < v->n; i++)
 		if (v->start[i] < v->start[first] ||
-			(v->start[i] == v->start[first] &&
-				strtol(v->tid[i], NULL, 10) < strtol(v->tid[first], NULL, 10)))
+			(v->start[i] == v->start[first] && v->tid[i] < v->tid[first]))
 			first = i;
 	return first;
 }
 
 int
-dtel__server_thread(long pid, uint64_t opened_boot_ns, int *ret_fd)
+dtel__server_thread(long pid, uint64_t opened_boot_ns, int *ret_fd, long *ret_tid)
 {
 	long hz = sysconf(_SC_CLK_TCK);
 	unsigned long long since;
@@ -155,11 +153,13 @@ dtel__server_thread(long pid, uint64_t opened_boot_ns, int *ret_fd)
 			ours = i;
 	if (found != 1)
 		return found == 0 ? -ENOENT : -EEXIST;
-	snprintf(path, sizeof(path), "/proc/%ld/task/%s/schedstat", pid, v.tid[ours]);
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/schedstat", pid, v.tid[ours]);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	*ret_fd = fd;
+	if (ret_tid != NULL)
+		*ret_tid = v.tid[ours];
 	return 0;
 }
 

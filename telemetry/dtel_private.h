@@ -109,10 +109,11 @@ int dtel__session_query_many(struct dtel_session *s, const char *const *cmds, si
 /**
  * The thread of application process @pid that serves our connection, opened at
  * @opened_boot_ns (CLOCK_BOOTTIME): its /proc schedstat file, opened into *ret_fd (the
- * caller's, close() it). -ENOENT when no telemetry v2 client thread started after that,
- * -EEXIST when several did (which one is ours is not known), or /proc's error (appcpu.c).
+ * caller's, close() it), and its tid into *ret_tid (may be NULL). -ENOENT when no telemetry
+ * v2 client thread started after that, -EEXIST when several did (which one is ours is not
+ * known), or /proc's error (appcpu.c).
  */
-int dtel__server_thread(long pid, uint64_t opened_boot_ns, int *ret_fd);
+int dtel__server_thread(long pid, uint64_t opened_boot_ns, int *ret_fd, long *ret_tid);
 
 /** The CPU time (ns) of the thread whose schedstat file is open on @fd. 0 or -errno. */
 int dtel__thread_cpu_ns(int fd, uint64_t *ret_ns);

@@ -293,7 +293,7 @@ find_server_thread(struct dtel_shared *sh)
 	if (sh->cpu_fd >= 0)
 		close(sh->cpu_fd);
 	sh->cpu_fd = -1;
-	if (dtel__server_thread(pid, opened, &sh->cpu_fd) == 0 &&
+	if (dtel__server_thread(pid, opened, &sh->cpu_fd, NULL) == 0 &&
 		dtel__thread_cpu_ns(sh->cpu_fd, &sh->cpu_ns) < 0) {
 		close(sh->cpu_fd);
 		sh->cpu_fd = -1;

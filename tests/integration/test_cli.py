@@ -182,7 +182,16 @@ def test_server_thread_is_the_one_serving_us(build_dir, dpdk_release):
         with open(f'{task}/comm') as f:
             name = f.read().strip()
         assert 'telemet' in name and name.endswith('-v2'), name
-        time.sleep(0.03)  # the second client connects clock ticks (10 ms) later
+        # The second client connects clock ticks after the first thread started (its start
+        # time, field 22 of stat, in ticks since boot), so that the two are told apart.
+        with open(f'{task}/stat') as f:
+            started = int(f.read().rsplit(')', 1)[1].split()[19])
+        hz = os.sysconf('SC_CLK_TCK')
+
+        def now_ticks():
+            with open('/proc/uptime') as f:
+                return float(f.read().split()[0]) * hz
+        wait_until(lambda: now_ticks() >= started + 2, 5, 'two clock ticks after the first')
         second = ServerThread(build_dir, app.socket)
         assert second.tid != first.tid
         first.close()

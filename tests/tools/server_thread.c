@@ -11,35 +11,18 @@
  * named was ours. Exit codes: 0 a thread found, 1 none or an error, 2 bad usage.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "dtel_private.h"
 
-/* The tid whose schedstat @fd has open. */
-static long
-tid_of(int fd)
-{
-	char link[64], path[256];
-	long pid, tid;
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, path, sizeof(path) - 1);
-	if (n <= 0)
-		return 0;
-	path[n] = '\0';
-	return sscanf(path, "/proc/%ld/task/%ld/schedstat", &pid, &tid) == 2 ? tid : 0;
-}
-
 int
 main(int argc, char **argv)
 {
 	struct dtel_session *s;
 	uint64_t opened;
-	long pid;
+	long pid, tid;
 	char c;
 	int fd, ret;
 
@@ -53,9 +36,9 @@ main(int argc, char **argv)
 		return 1;
 	}
 	dtel__session_peer(s, &pid, &opened);
-	ret = dtel__server_thread(pid, opened, &fd);
+	ret = dtel__server_thread(pid, opened, &fd, &tid);
 	if (ret == 0) {
-		printf("tid %ld\n", tid_of(fd));
+		printf("tid %ld\n", tid);
 		close(fd);
 	} else {
 		printf("error %d\n", ret);

@@ -1066,7 +1066,7 @@ cpu_time_corrects_the_estimates(void **state)
 	if (last < 3000000 || last > 8000000)
 		fail_msg("a 10 ms reply of 5 ms CPU counted %" PRIu64 " ns", last);
 	/* The thread it found is the fake's: one of this process, started after the connect. */
-	assert_int_equal(dtel__server_thread(getpid(), before, &fd), 0);
+	assert_int_equal(dtel__server_thread(getpid(), before, &fd, NULL), 0);
 	assert_int_equal(dtel__thread_cpu_ns(fd, &cpu), 0);
 	assert_true(cpu >= 5000000); /* its 5 ms spins */
 	close(fd);
@@ -1074,20 +1074,15 @@ cpu_time_corrects_the_estimates(void **state)
 	fs_stop(fs);
 }
 
-/* The tid whose schedstat @fd is open on (dtel__server_thread()'s), 0 if none. */
-static long
-tid_of(int fd)
+/* Until the clock ticks of /proc's start times (CLK_TCK) have moved past @boot_ns's. */
+static void
+wait_next_tick(uint64_t boot_ns)
 {
-	char link[64], path[256];
-	ssize_t n;
-	long pid, tid;
+	uint64_t tick_ns = 1000000000u / (uint64_t)sysconf(_SC_CLK_TCK);
+	uint64_t end = test_now_ms() + 1000;
 
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, path, sizeof(path) - 1);
-	if (n <= 0)
-		return 0;
-	path[n] = '\0';
-	return sscanf(path, "/proc/%ld/task/%ld/schedstat", &pid, &tid) == 2 ? tid : 0;
+	while (dtel__boottime_ns() / tick_ns <= boot_ns / tick_ns + 1 && test_now_ms() < end)
+		usleep(1000);
 }
 
 static bool
@@ -1134,10 +1129,10 @@ server_thread_is_a_telemetry_client(void **state)
 	(void)state;
 	assert_int_equal(dtel_shared_get(fs_path(fs), &sh), 0);
 	assert_int_equal(query_echo(sh, 1000), 0);
+	/* The worker starts clock ticks after the connection: the newest thread by far. */
+	wait_next_tick(dtel__boottime_ns());
 	assert_int_equal(pthread_create(&worker, NULL, idle_thread, &stop), 0);
-	usleep(20000); /* the worker starts a clock tick later than the connection */
-	assert_int_equal(dtel__server_thread(getpid(), before, &fd), 0);
-	tid = tid_of(fd);
+	assert_int_equal(dtel__server_thread(getpid(), before, &fd, &tid), 0);
 	close(fd);
 	assert_true(tid > 0);
 	dtel_shared_put(sh); /* the connection closes: its thread ends, the listener stays */
@@ -1174,10 +1169,11 @@ server_thread_not_guessed(void **state)
 	(void)state;
 	a = raw_connect(fs_path(fs));
 	b = raw_connect(fs_path(fs));
-	assert_int_equal(dtel__server_thread(getpid(), before, &fd), -EEXIST);
+	assert_int_equal(dtel__server_thread(getpid(), before, &fd, NULL), -EEXIST);
 	close(b);
 	end = test_now_ms() + 2000; /* until b's thread has ended */
-	while ((ret = dtel__server_thread(getpid(), before, &fd)) == -EEXIST && test_now_ms() < end)
+	while ((ret = dtel__server_thread(getpid(), before, &fd, NULL)) == -EEXIST &&
+		test_now_ms() < end)
 		usleep(1000);
 	assert_int_equal(ret, 0);
 	close(fd);

@@ -76,7 +76,7 @@ def test_eight_applications_one_collectd(build_dir, source_dir, fleet):
             assert cd.getval(f'dpdktel_events-fl{i}/up') == {'value': 1.0}
             # Their reads go on after the outage, at the interval in force (1 s, or longer
             # where MaxAppLoad stretches them). Waited for: a read of 64 ports may still be
-            # under way, its values not yet written, when fl3 is seen gone (CI: 2 s old).
+            # under way, its values not yet written, when fl3 is seen gone (seen: 2 s old).
             interval = cd.getval(f'dpdktel_stats-fl{i}/poll_interval-read')['value']
             row = wait_until(
                 lambda: (r := cd.csv(f'dpdktel_stats-fl{i}.port0/if_packets')) and

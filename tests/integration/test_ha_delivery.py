@@ -54,7 +54,7 @@ class Rig:
         self.build_dir, self.source_dir = build_dir, source_dir
         self.app, self.ifaces, self.hook = app, ifaces, hook
         self.wp_port = free_port()
-        self.ha = HAMonitoring([f'127.0.0.1:{self.wp_port}'], hook.url, TIMINGS)
+        self.ha = HAMonitoring([f'127.0.0.1:{self.wp_port}'], hook.url, TIMINGS, 'debug')
         self.cd = None
         self.host = None
 
@@ -142,6 +142,18 @@ class Rig:
     def wait_got(self, status, what, timeout=60):
         return wait_until(lambda: self.got(PAGER, status), timeout, what)[0]
 
+    def deliveries(self):
+        """What the webhook got for the current host, for failure messages: one line each,
+        when, to which receiver, from which node, which alerts in which status."""
+        return '\n'.join(
+            f'{t:.3f} {r} from {self.node_name(self.ha.am_by_url(p["externalURL"]))}: ' +
+            ', '.join(f'{a["labels"]["alertname"]} port {a["labels"].get("port")} '
+                      f'{a["status"]}' for a in p['alerts'])
+            for t, r, p in self.hook.received()
+            if p['groupLabels'].get('instance') == self.host) + '\nthe nodes:\n' + \
+            self.ha.trace(f'instance=\\"{self.host}\\"', 'Notify success', 'Suspect',
+                          'Marking')
+
     def counts(self, status):
         return {r: len(self.got(r, status)) for r in RECEIVERS}
 
@@ -194,13 +206,13 @@ def page_and_resolve(rig, scenario, before_down=None):
         before_down()
     fire = rig.wait_got('firing', 'DpdkLinkDown paged')
     rig.wait_decided(counts, fire[0])
-    assert rig.counts('firing') == {PAGER: 1, MAIL: 1}, rig.hook.received()
+    assert rig.counts('firing') == {PAGER: 1, MAIL: 1}, rig.deliveries()
     counts = rig.dedup_counts()
     t_up = rig.link('up')
     resolved = rig.wait_got('resolved', 'DpdkLinkDown resolved')
     rig.wait_decided(counts, resolved[0])
-    assert rig.counts('resolved') == {PAGER: 1, MAIL: 1}, rig.hook.received()
-    assert rig.counts('firing') == {PAGER: 1, MAIL: 1}
+    assert rig.counts('resolved') == {PAGER: 1, MAIL: 1}, rig.deliveries()
+    assert rig.counts('firing') == {PAGER: 1, MAIL: 1}, rig.deliveries()
     record(rig, scenario, t_down, fire, t_up, resolved)
     return fire, resolved
 
@@ -248,14 +260,14 @@ def test_5_collectd_restart_while_down_is_no_flap(rig):
     # next flush (within a group_interval), by the second node within its peer-timeout.
     rig.wait_decided(counts, t_back, GROUP_INTERVAL + PEER_TIMEOUT + 1)
     assert active_since() == before
-    assert rig.counts('resolved') == {PAGER: 0, MAIL: 0}, rig.hook.received()
-    assert rig.counts('firing') == {PAGER: 1, MAIL: 1}, rig.hook.received()
+    assert rig.counts('resolved') == {PAGER: 0, MAIL: 0}, rig.deliveries()
+    assert rig.counts('firing') == {PAGER: 1, MAIL: 1}, rig.deliveries()
     counts = rig.dedup_counts()
     t_up = rig.link('up')
     resolved = rig.wait_got('resolved', 'DpdkLinkDown resolved')
     rig.wait_decided(counts, resolved[0])
-    assert rig.counts('resolved') == {PAGER: 1, MAIL: 1}, rig.hook.received()
-    assert rig.counts('firing') == {PAGER: 1, MAIL: 1}
+    assert rig.counts('resolved') == {PAGER: 1, MAIL: 1}, rig.deliveries()
+    assert rig.counts('firing') == {PAGER: 1, MAIL: 1}, rig.deliveries()
     record(rig, '5 collectd restarted while down', t_down, fire, t_up, resolved)
 
 
@@ -269,21 +281,21 @@ def test_3_alertmanager_killed_after_paging_no_second_page(rig):
     sender = fire[1]
     (survivor,) = [am for am in rig.ha.ams if am is not sender]
     rig.wait_decided(counts, fire[0])  # the survivor found the page in its log
-    assert rig.counts('firing') == {PAGER: 1, MAIL: 1}, rig.hook.received()
+    assert rig.counts('firing') == {PAGER: 1, MAIL: 1}, rig.deliveries()
     counts = rig.dedup_counts([survivor])
     t_kill = time.monotonic()
     kill(sender)
     # Its next flush, alone (a group_interval later, and its peer-timeout wait while it
     # still counts the dead node as a peer).
     rig.wait_decided(counts, t_kill, GROUP_INTERVAL + PEER_TIMEOUT + 1)
-    assert rig.counts('firing') == {PAGER: 1, MAIL: 1}, rig.hook.received()
+    assert rig.counts('firing') == {PAGER: 1, MAIL: 1}, rig.deliveries()
     counts = rig.dedup_counts()
     t_up = rig.link('up')
     resolved = rig.wait_got('resolved', 'DpdkLinkDown resolved by the survivor')
     rig.wait_decided(counts, resolved[0])
     assert resolved[1] is survivor
-    assert rig.counts('resolved') == {PAGER: 1, MAIL: 1}, rig.hook.received()
-    assert rig.counts('firing') == {PAGER: 1, MAIL: 1}
+    assert rig.counts('resolved') == {PAGER: 1, MAIL: 1}, rig.deliveries()
+    assert rig.counts('firing') == {PAGER: 1, MAIL: 1}, rig.deliveries()
     record(rig, '3 paging Alertmanager killed after', t_down, fire, t_up, resolved)
 
 
@@ -309,6 +321,6 @@ def test_4_alertmanager_killed_before_group_wait_ends_other_pages(rig):
     resolved = rig.wait_got('resolved', 'DpdkLinkDown resolved')
     rig.wait_decided(counts, resolved[0])
     assert resolved[1] is second
-    assert rig.counts('firing') == {PAGER: 1, MAIL: 1}, rig.hook.received()
-    assert rig.counts('resolved') == {PAGER: 1, MAIL: 1}, rig.hook.received()
+    assert rig.counts('firing') == {PAGER: 1, MAIL: 1}, rig.deliveries()
+    assert rig.counts('resolved') == {PAGER: 1, MAIL: 1}, rig.deliveries()
     record(rig, '4 paging Alertmanager killed before', t_down, fire, t_up, resolved)

@@ -118,11 +118,12 @@ def matches(labels, want):
 
 class Alertmanager(WebDaemon):
     def __init__(self, webhook_url=None, config=None, binary=BINARY, cluster_args=(),
-                 **timings):
+                 log_level='warn', **timings):
         """config: a config dict; default: delivery_config(webhook_url, **timings).
         cluster_args: the --cluster.* flags of a node of a cluster (helpers/ha.py); none:
-        gossip off."""
+        gossip off. log_level debug: each flush of a group and each notification sent."""
         self.cluster_args = list(cluster_args)
+        self.log_level = log_level
         self.dir = tempfile.mkdtemp(prefix='dtel-alertmanager-')
         self.config = config if config is not None else delivery_config(webhook_url, **timings)
         self.config_path = os.path.join(self.dir, 'alertmanager.yml')
@@ -140,7 +141,8 @@ class Alertmanager(WebDaemon):
         return [f'--config.file={self.config_path}',
                 f'--storage.path={os.path.join(self.dir, "data")}',
                 f'--web.listen-address=127.0.0.1:{port}'] + (
-                    self.cluster_args or ['--cluster.listen-address=']) + ['--log.level=warn']
+                    self.cluster_args or ['--cluster.listen-address=']) + [
+                        f'--log.level={self.log_level}']
 
     def argv(self, port):
         return [self.binary] + self.args(port)

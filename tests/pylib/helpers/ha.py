@@ -111,7 +111,9 @@ def cluster_args(node, listen, peers, peer_timeout=None, settle_timeout=None):
 class HAMonitoring:
     """Two Prometheus servers (proms) and two clustered Alertmanagers (ams) on 127.0.0.1."""
 
-    def __init__(self, targets, webhook_url, timings=None):
+    def __init__(self, targets, webhook_url, timings=None, log_level='warn'):
+        """log_level: the Alertmanagers' (debug: what each flush did, for a test's failure
+        messages: trace())."""
         t = dict(SHIPPED, **(timings or {}))
         self.timings = t
         self.dir = tempfile.mkdtemp(prefix='dtel-ha-')
@@ -124,7 +126,8 @@ class HAMonitoring:
                                  group_interval=t['group_interval'],
                                  cluster_args=cluster_args(
                                      node, gossip[i], gossip[:i] + gossip[i + 1:],
-                                     t['peer_timeout'], t['settle_timeout']))
+                                     t['peer_timeout'], t['settle_timeout']),
+                                 log_level=log_level)
                     for i, node in enumerate(NODES)]
         # What /etc/default/prometheus-alertmanager would say on each node, for check_ha.py.
         self.node_files = []
@@ -172,6 +175,13 @@ class HAMonitoring:
         cluster.Peer.Position() does."""
         up = [am for am in self.ams if am.running()]
         return sorted(up, key=lambda am: am.status()['cluster']['name'])
+
+    def trace(self, *words):
+        """The log lines of each node that hold any of `words` (log_level debug: "flushing"
+        with the group's labels, "Notify success", memberlist's "Suspect" and "Marking")."""
+        return '\n'.join(f'{os.path.basename(node)}: {line}'
+                         for am, node in zip(self.ams, NODES) for line in am.log().splitlines()
+                         if any(w in line for w in words))
 
     def am_by_url(self, url):
         """The node whose external URL (a webhook payload's externalURL) this is."""

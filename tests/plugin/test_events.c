@@ -459,7 +459,9 @@ start_plugin(const char *opts)
 	snprintf(text, sizeof(text),
 		"PollInterval 0.005\nFlapWindow 1\n%s\n%s\n<Instance \"edge1\">\n"
 		" SocketPath \"%s\"\n</Instance>\n",
-		opts && strstr(opts, "MaxAppLoad") ? "" : "MaxAppLoad 0", opts ? opts : "", path);
+		opts && (strstr(opts, "MaxAppLoad") || strstr(opts, "PollLoad")) ? ""
+										 : "MaxAppLoad 0",
+		opts ? opts : "", path);
 	assert_int_equal(fc_configure("dpdktel_events", text), 0);
 	if (fc_init() != 0) {
 		fc_dump_logs();
@@ -639,7 +641,8 @@ flap_storm_one_warning(void **state)
 
 	(void)state;
 	start_server(10);
-	start_plugin("FlapThreshold 3");
+	/* A down port is polled as often as an up one here, to see every state. */
+	start_plugin("FlapThreshold 3\nDownPollInterval 0.005");
 	wait_polls(4);
 	for (int i = 0; i < 20; i++) {
 		set_link(0, i % 2 == 1);
@@ -1529,14 +1532,15 @@ polls_go_before_the_other_plugins_reads(void **state)
 }
 
 /*
- * MaxAppLoad: links whose requests cost more than the budget are polled less often, with one
- * line each way and the interval in force as a value; the application's liveness is still
+ * PollLoad: links whose requests cost more than the budget are polled less often, with one
+ * line each way and the interval in force as values (of the instance: its slowest port; of
+ * each port, with the bound on its link-down detection); the application's liveness is still
  * asked at every PollInterval, so a hang is not found later.
  */
 static void
 budget_stretches_links_not_liveness(void **state)
 {
-	struct fc_value v;
+	struct fc_value v, b;
 	int delay = 2;
 	unsigned int info0;
 	uint64_t deadline;
@@ -1544,15 +1548,21 @@ budget_stretches_links_not_liveness(void **state)
 	(void)state;
 	start_server(getpid());
 	/* Two ports at 2 ms every 5 ms: 80 % of a core, four times the budget. */
-	start_plugin("MaxAppLoad 20");
+	start_plugin("PollLoad 20");
 	sim_set(set_link_delay, &delay);
 	wait_log("link poll every");
-	assert_int_equal(fc_logs_matching("MaxAppLoad 20 %"), 1);
+	assert_int_equal(fc_logs_matching("PollLoad 20 %"), 1);
 	fc_read_all();
 	assert_true(fc_find_copy("edge1", "poll_interval", "link", &v));
 	if (v.v[0].gauge < 0.0075)
 		fail_msg("poll_interval-link %g s: expected at least 1.5 PollInterval",
 			v.v[0].gauge);
+	assert_true(fc_find_copy("edge1.port0", "poll_interval", "link", &v));
+	assert_true(fc_find_copy("edge1.port0", "detection_bound", "link", &b));
+	if (v.v[0].gauge < 0.0075 || b.v[0].gauge < v.v[0].gauge + 0.19)
+		fail_msg("port 0: poll_interval-link %g s, detection_bound-link %g s: expected "
+			 "stretched, and the bound that plus Timeout",
+			v.v[0].gauge, b.v[0].gauge);
 	/* Liveness between link polls. */
 	info0 = sim_get(&sim.info_queries);
 	deadline = ms_now() + 5000;

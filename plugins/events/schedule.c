@@ -126,7 +126,8 @@ port_down(struct ev_instance *ei, unsigned int id)
 	return false;
 }
 
-/* Ports whose period stretched for the first time start spread over it, not together. */
+/* Each port due a period after it was last asked (the period may have changed since); ports
+ * whose period stretched for the first time start spread over it, not together. */
 static void
 spread(struct ev_instance *ei, uint64_t want_ns)
 {
@@ -138,6 +139,9 @@ spread(struct ev_instance *ei, uint64_t want_ns)
 		struct link_sched *s = &ei->sched[i];
 
 		if (s->period_ns <= 2 * want_ns) {
+			/* Its period may have just shrunk (its link came up): due by the new one. */
+			if (s->polled_ms != 0)
+				s->next_ms = s->polled_ms + s->period_ns / 1000000u;
 			s->spread = false;
 			continue;
 		}

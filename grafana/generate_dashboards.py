@@ -329,7 +329,7 @@ def overview():
           24, 6)
     # Where is loss now: per port and reason, and the path port -> rx queues -> lcores.
     L.row('Loss')
-    by_reason = s('dpdktel:port_drops_by_reason_pps:rate1m')
+    by_reason = s('dpdktel:port_drops_by_reason_pps:rate5m')
     loss_keys = 'instance, dpdk_instance, port, reason'
     L.add(table('Loss now by port and reason', 'Packets each port loses per second, by reason '
                 '(drops: rx_missed, rx_nombuf, rx_errors, tx_errors, tx_full; each lost packet '
@@ -344,7 +344,7 @@ def overview():
                 links=[row_link('Port dashboard', 'dpdktel-port', 'instance', 'dpdk_instance',
                                 'port')]), 12, 8)
     L.add(timeseries('Loss by port and reason', 'The same over time, stacked: what each port '
-                     'lost per second, by reason (dpdktel:port_drops_by_reason_pps:rate1m). '
+                     'lost per second, by reason (dpdktel:port_drops_by_reason_pps:rate5m). '
                      'Click a series for its port.', 'pps',
                      targets((f'sum by ({loss_keys}) ({by_reason})',
                               '{{instance}} {{dpdk_instance}} port {{port}} {{reason}}')),
@@ -357,7 +357,7 @@ def overview():
                 'lcore (DpdkLcoreSaturated, over 90 % busy) leaves its queues to overflow: '
                 'the NIC then misses at them. Click the row for the port, or see the lcore '
                 'dashboard.', 'short',
-                [target(s('dpdktel:lcore_rx_queue_missed_pps:rate1m'), ref='A', table=True),
+                [target(s('dpdktel:lcore_rx_queue_missed_pps:rate5m'), ref='A', table=True),
                  target(f'{s("dpdktel:lcore_busy:ratio_rate1m")} * on (job, instance, '
                         f'dpdk_instance, lcore) group_right () '
                         f'{s("dpdktel:lcore_rx_queue:info")}', ref='B', table=True)],
@@ -586,9 +586,9 @@ def port():
                      'port\'s rx queues (1: even; N: everything on one of N queues), and its '
                      'share of the port\'s packets. DpdkRxQueueImbalance warns when it carries '
                      'more than half and 1.5 times its share for 10 minutes.', 'none',
-                     targets((s('dpdktel:port_rx_queue_imbalance:ratio_rate1m', 'port'),
+                     targets((s('dpdktel:port_rx_queue_imbalance:ratio_rate5m', 'port'),
                               'busiest / mean'),
-                             (s('dpdktel:port_rx_queue_busiest:ratio_rate1m', 'port'),
+                             (s('dpdktel:port_rx_queue_busiest:ratio_rate5m', 'port'),
                               'busiest share')),
                      thresholds('green', 1.5, 'orange'), min=0, threshold_style='line',
                      decimals=2), 12, 8)
@@ -684,7 +684,7 @@ def lcores():
                 '(lcore_rx_queue, where the application says: dpdktel-fwd), with the port\'s '
                 'rx_missed per second: a saturated lcore leaves those queues to overflow. '
                 'Click a row for the port dashboard.', 'pps',
-                [target(f'sort_desc({s("dpdktel:lcore_rx_queue_missed_pps:rate1m", "lcore")})',
+                [target(f'sort_desc({s("dpdktel:lcore_rx_queue_missed_pps:rate5m", "lcore")})',
                         ref='A', table=True)],
                 {'excludeByName': {'Time': True, 'job': True, 'type': True,
                                    'instance': True, 'dpdk_instance': True,

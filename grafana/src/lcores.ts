@@ -83,7 +83,7 @@ export function lcores(): DashboardFile {
     'says: dpdktel-fwd), with the port\'s rx_missed per second: a saturated lcore leaves ' +
     'those queues to overflow. Click a row for the port dashboard.', 'pps')
     .targets(tableQueries(
-      `sort_desc(${s('dpdktel:lcore_rx_queue_missed_pps:rate1m', 'lcore')})`))
+      `sort_desc(${s('dpdktel:lcore_rx_queue_missed_pps:rate5m', 'lcore')})`))
     .withTransformation(organize({
       excludeByName: {
         Time: true, job: true, type: true, instance: true, dpdk_instance: true, __name__: true,

@@ -77,7 +77,7 @@ export function overview(): DashboardFile {
 
   // Where is loss now: per port and reason, and the path port -> rx queues -> lcores.
   d.withRow(new RowBuilder('Loss'));
-  const byReason = s('dpdktel:port_drops_by_reason_pps:rate1m');
+  const byReason = s('dpdktel:port_drops_by_reason_pps:rate5m');
   const lossKeys = 'instance, dpdk_instance, port, reason';
   d.withPanel(table('Loss now by port and reason',
     'Packets each port loses per second, by reason (drops: rx_missed, rx_nombuf, rx_errors, ' +
@@ -94,7 +94,7 @@ export function overview(): DashboardFile {
     .span(12).height(8));
   d.withPanel(timeseries('Loss by port and reason',
     'The same over time, stacked: what each port lost per second, by reason ' +
-    '(dpdktel:port_drops_by_reason_pps:rate1m). Click a series for its port.', 'pps')
+    '(dpdktel:port_drops_by_reason_pps:rate5m). Click a series for its port.', 'pps')
     .targets(queries([`sum by (${lossKeys}) (${byReason})`,
       '{{instance}} {{dpdk_instance}} port {{port}} {{reason}}']))
     .thresholds(thresholds('green', [1, 'red']))
@@ -106,7 +106,7 @@ export function overview(): DashboardFile {
     'says: dpdktel-fwd), with the port\'s rx_missed per second and the lcore\'s busy share. A ' +
     'saturated lcore (DpdkLcoreSaturated, over 90 % busy) leaves its queues to overflow: the ' +
     'NIC then misses at them. Click the row for the port, or see the lcore dashboard.', 'short')
-    .targets(tableQueries(s('dpdktel:lcore_rx_queue_missed_pps:rate1m'),
+    .targets(tableQueries(s('dpdktel:lcore_rx_queue_missed_pps:rate5m'),
       `${s('dpdktel:lcore_busy:ratio_rate1m')} * on (job, instance, dpdk_instance, lcore) ` +
       `group_right () ${s('dpdktel:lcore_rx_queue:info')}`))
     .withTransformation(organize({

@@ -174,8 +174,8 @@ export function port(): DashboardFile {
     'DpdkRxQueueImbalance warns when it carries more than half and 1.5 times its share for ' +
     '10 minutes.', 'none')
     .targets(queries(
-      [s('dpdktel:port_rx_queue_imbalance:ratio_rate1m', 'port'), 'busiest / mean'],
-      [s('dpdktel:port_rx_queue_busiest:ratio_rate1m', 'port'), 'busiest share']))
+      [s('dpdktel:port_rx_queue_imbalance:ratio_rate5m', 'port'), 'busiest / mean'],
+      [s('dpdktel:port_rx_queue_busiest:ratio_rate5m', 'port'), 'busiest share']))
     .thresholds(thresholds('green', [1.5, 'orange']))
     .thresholdsStyle(lines())
     .min(0)

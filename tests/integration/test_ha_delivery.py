@@ -152,7 +152,25 @@ class Rig:
             for t, r, p in self.hook.received()
             if p['groupLabels'].get('instance') == self.host) + '\nthe nodes:\n' + \
             self.ha.trace(f'instance=\\"{self.host}\\"', 'Notify success', 'Suspect',
-                          'Marking')
+                          'Marking') + '\n' + self.unreachable()
+
+    def unreachable(self):
+        """When each running server saw the application unreachable (up 0: DpdkLinkDown
+        is then not claimed, and resolves) in the last 5 minutes, and collectd's
+        notifications about it: a count that is off because of that is not the cluster's."""
+        lines = []
+        for p in self.ha.proms:
+            if not p.running():
+                continue
+            for s in p.query_range(f'collectd_dpdktel_events_up{{instance="{self.host}"}} == 0'
+                                   f' or collectd_dpdktel_stats_up{{instance="{self.host}"}} == 0',
+                                   time.time() - 300):
+                lines.append(f'{p.url}: {s["metric"].get("__name__")} 0 at '
+                             f'{[round(float(t), 1) for t, _ in s["values"]]}')
+        if self.cd:
+            lines += [f'collectd: {line}' for line in self.cd.log().splitlines()
+                      if 'DPDK application' in line]
+        return 'up 0 (the application unreachable):\n' + '\n'.join(lines or ['never'])
 
     def counts(self, status):
         return {r: len(self.got(r, status)) for r in RECEIVERS}

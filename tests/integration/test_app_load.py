@@ -93,12 +93,12 @@ CPU_MARGIN = 1.15  # the measurement's own noise
 def link_bound(slow, liveness_ns):
     """The documented link-down bound (s) for a run: fast, or the formula for the slow one:
     the sweep's cost over what PollLoad leaves the link polls once the liveness poll (its
-    cost measured by the test before collectd started) has its share, never less than a
-    third of PollLoad (the max-min share of the three kinds of poll)."""
+    cost measured by the test before collectd started) has its share, at most a quarter of
+    PollLoad (docs/dpdktel_events.md, "The load on the application")."""
     if not slow:
         return FAST_LINK_P95
     budget = appload.POLL_LOAD / 100
-    share = max(budget - liveness_ns / 1e9 / appload.POLL_INTERVAL, budget / 3)
+    share = budget - min(liveness_ns / 1e9 / appload.POLL_INTERVAL, budget / 4)
     return NPORTS * SLOW_LINK_COST * COST_MARGIN / share + appload.TIMEOUT
 
 

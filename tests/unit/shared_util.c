@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "shared.h"
 #include "shared_util.h"
 #include "test_util.h"
 
@@ -40,6 +41,21 @@ h_echo_slow(struct fake_server *fs, unsigned int c, const char *req, struct fake
 		o->data = fs_printf("{\"/slow\":1}");
 	} else
 		o->data = fs_printf("{\"%.*s\":null}", (int)strcspn(req, ","), req);
+}
+
+void
+seed_cost(struct dtel_shared *sh, const char *cmd, uint64_t ns)
+{
+	struct dtel__cmd_cost *c;
+
+	pthread_mutex_lock(&sh->state_lock);
+	c = dtel__cost_of(sh, cmd, true);
+	for (unsigned int i = 0; i < DTEL__COST_SAMPLES; i++)
+		c->ns[i] = (uint32_t)ns;
+	c->n = DTEL__COST_SAMPLES;
+	c->next = 0;
+	c->est = ns;
+	pthread_mutex_unlock(&sh->state_lock);
 }
 
 int

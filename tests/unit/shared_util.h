@@ -20,6 +20,10 @@ void h_echo_slow(
  * on that connection, tests/common/fake_server.c CONN_STUCK). */
 void h_echo_or_silent(
 	struct fake_server *fs, unsigned int c, const char *req, struct fake_reply *o, void *a);
+/* Teach @sh that command @cmd costs the application @ns (every sample of it), as if learnt
+ * from its replies: a batch's window depends on it (queue.c dtel__batch_window()), and what a
+ * busy machine's first replies would teach is not what a test of the window is about. */
+void seed_cost(struct dtel_shared *sh, const char *cmd, uint64_t ns);
 /* "/echo,x" over @sh: 0 or the error. */
 int query_echo(struct dtel_shared *sh, int timeout_ms);
 

@@ -45,16 +45,6 @@ ev_outcome(const struct ev_instance *ei, uint64_t sent_before)
 }
 
 /* "1234", or "?" for a pid that is not known. */
-static const char *
-pid_word(long pid, char *buf, size_t size)
-{
-	if (pid > 0)
-		snprintf(buf, size, "%ld", pid);
-	else
-		snprintf(buf, size, "?");
-	return buf;
-}
-
 /*
  * Another process behind the socket, whether this poll was answered or not (one that hangs
  * right after it made its socket never answers, and SO_PEERCRED names it at connect): one
@@ -63,13 +53,13 @@ pid_word(long pid, char *buf, size_t size)
 void
 ev_check_restart(struct ev_instance *ei)
 {
-	char a[24], b[24];
-	long old_pid;
+	char a[48], b[48];
+	struct dtp_pids was;
 
-	if (!dtp_target_restarted(&ei->t, &old_pid))
+	if (!dtp_target_restarted(&ei->t, &was))
 		return;
-	pid_word(old_pid, a, sizeof(a));
-	pid_word(ei->t.pid, b, sizeof(b));
+	dtp_pid_word(was.pid, was.app_pid, a, sizeof(a));
+	dtp_pid_word(ei->t.pid, ei->t.app_pid, b, sizeof(b));
 	ev_notify_instance(ei, NOTIF_WARNING, a, b, -1,
 		"DPDK application %s restarted (pid %s → %s)", ei->t.name, a, b);
 	ev_forget_state(ei);

@@ -17,6 +17,7 @@
 
 #include "common/dtp.h"
 #include "fake_app.h"
+#include "fake_proc.h"
 #include "test_util.h"
 
 void module_register(void);
@@ -584,6 +585,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
+	fp_hide_pid(false);
 	return fa_teardown();
 }
 
@@ -1554,6 +1556,50 @@ restart_gives_one_warning(void **state)
 	assert_non_null(strstr(fa_must_find(PI, "instance_info", NULL)->type_instance, ",200,"));
 }
 
+/*
+ * An application in a pid namespace collectd cannot see into (a sibling container: SO_PEERCRED
+ * names no process), pid 1 of its own at every start. instance_info has no program and no
+ * host pid, only what it calls itself; no uptime (never the host's pid 1's); said once, at
+ * INFO. Restarted as pid 1 again, with a new socket file: one restart, the caches reset.
+ * Failed before: instance_info named this machine's pid 1 and uptime was its age, and the
+ * restart was never seen (the greeting's pid did not change).
+ */
+static void
+hidden_pid_restart_seen_by_socket_file(void **state)
+{
+	const struct fc_notification *n;
+	char want[160], keep[160];
+
+	(void)state;
+	fp_hide_pid(true);
+	start_app(
+		&(struct app){.nports = 1, .silent_stats_port = -1, .version = "DPDK 24.11.6"}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(fc_read_all(), 0);
+	snprintf(want, sizeof(want), "24.11.6,,,%s,1", DPDKTEL_VERSION);
+	fa_must_find(PI, "instance_info", want);
+	assert_null(fc_find(PI, "uptime", NULL));
+	assert_int_equal(fc_logs_matching("runs in a pid namespace collectd cannot see into"), 1);
+	/* Started again: the old socket file kept linked, so that the new one is a new inode. */
+	snprintf(keep, sizeof(keep), "%s.old", fa.path);
+	assert_int_equal(link(fa.path, keep), 0);
+	fs_stop(fa.fs);
+	start_app(
+		&(struct app){.nports = 1, .silent_stats_port = -1, .version = "DPDK 24.11.6"}, 1);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_read_all(), 0);
+	unlink(keep);
+	assert_int_equal(fc_notifications_matching("restarted", NULL), 1);
+	n = fc_notification_at(0);
+	assert_string_equal(n->message,
+		"DPDK application edge1 restarted (pid 1 in its pid "
+		"namespace → 1 in its pid namespace)");
+	assert_int_equal(fa_must_find(PI, "restarts", NULL)->v[0].derive, 1);
+	assert_int_equal(fc_logs_matching("runs in a pid namespace collectd cannot see into"), 1);
+	fp_hide_pid(false);
+}
+
 /* The names operators know a port and an application by, as info values of 1. */
 static void
 info_values_name_ports_and_instance(void **state)
@@ -1573,7 +1619,7 @@ info_values_name_ports_and_instance(void **state)
 	/* The greeting says pid 1: the program name is that of this machine's pid 1. */
 	assert_int_equal(dtp_proc_comm(1, comm, sizeof(comm)), 0);
 	assert_true(strlen(comm) > 0);
-	snprintf(want, sizeof(want), "24.11.6,%s,1,%s", comm, DPDKTEL_VERSION);
+	snprintf(want, sizeof(want), "24.11.6,%s,1,%s,1", comm, DPDKTEL_VERSION);
 	v = fa_must_find(PI, "instance_info", want);
 	assert_true(v->v[0].gauge == 1);
 	assert_int_equal(fc_count(PI, "instance_info", NULL), 1);
@@ -2728,6 +2774,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			oversized_reply_blames_its_command, setup, teardown),
 		cmocka_unit_test_setup_teardown(restart_gives_one_warning, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			hidden_pid_restart_seen_by_socket_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(port_list_once_a_second, setup, teardown),
 		cmocka_unit_test_setup_teardown(restart_between_port_lists, setup, teardown),
 		cmocka_unit_test_setup_teardown(

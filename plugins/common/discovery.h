@@ -11,6 +11,8 @@
 #error "include dtp.h"
 #endif
 
+#include "containers.h"
+
 /**
  * The plain instance name of a discovered socket: its prefix for dpdk_telemetry.v2; for a
  * further application on the prefix (dpdk_telemetry.v2:N) the prefix, '_' and @app, the
@@ -74,6 +76,8 @@ struct dtp_instances {
 	struct dtp_tomb *tombs; /* only discovery passes use them: no lock */
 	size_t ntombs;
 	c_complain_t dir_complaint[DTEL_RUNTIME_DIRS_MAX]; /* one per dtp_conf.runtime_dirs */
+	/* DiscoverContainers: the scan failed; processes it may not look into; over its limits */
+	c_complain_t scan_complaint, denied_complaint, over_complaint;
 	/** Start an instance for a socket discovery found; it calls dtp_instances_add(). */
 	int (*start)(const char *name, const char *path);
 	/**
@@ -109,13 +113,16 @@ size_t dtp_instances_take(struct dtp_instances *l, bool all, void ***ret_list);
 
 /**
  * One discovery pass over the runtime dirs of @c (their sockets together: two prefixes "rte"
- * in two dirs get distinct names). Each socket no instance has gets start(name, path): the name
- * is dtp_discovered_name(), unless that is longer than DTP_NAME_MAX - 1 or taken by another
- * instance; then dtp_hashed_name(), logged once (INFO) with the reason. With a retire
- * callback, a discovered instance whose socket is gone from @dir or refuses connections
- * (stale: no process behind it) is retire()d once it has been so for @retire_after_ms
- * (monotonic @now_ms), with one INFO line; it comes back as a new instance when its socket
- * does. A dir that cannot be read is logged once (and its return once), a missing dir
+ * in two dirs get distinct names) and, with DiscoverContainers, over the runtime dirs of
+ * other mount namespaces (dtp_containers_scan(): each socket named after its container and
+ * reached through a link in ContainerLinkDir; a scan that fails, a process it may not look
+ * into, more than it takes: one WARNING each while it lasts, and one INFO when it is over). Each
+ * socket no instance has gets start(name, path): the name is dtp_discovered_name(), unless that is
+ * longer than DTP_NAME_MAX - 1 or taken by another instance; then dtp_hashed_name(), logged once
+ * (INFO) with the reason. With a retire callback, a discovered instance whose socket is gone from
+ * @dir or refuses connections (stale: no process behind it) is retire()d once it has been so for
+ * @retire_after_ms (monotonic @now_ms), with one INFO line; it comes back as a new instance when
+ * its socket does. A dir that cannot be read is logged once (and its return once), a missing dir
  * counts as empty (logged once when the user named it); an error other than a missing dir
  * retires nothing. Returns the number of sockets or -errno.
  */

@@ -146,11 +146,16 @@ struct dtp_conf {
 	int nruntime_dirs;
 	bool runtime_dirs_default;
 	double retire_after; /* RetireAfter: seconds a discovered application may be gone */
+	bool discover_containers; /* DiscoverContainers: also look into other mount namespaces */
+	char container_link_dir[DTEL_PATH_MAX]; /* ContainerLinkDir */
 	int errors; /* configuration errors logged so far: init refuses to start */
 };
 
 /** RetireAfter unless configured (seconds). */
 #define DTP_RETIRE_AFTER_DEFAULT 60
+/** ContainerLinkDir unless configured: where DiscoverContainers keeps its links (containers.h),
+ * the same for both plugins, so that they share one connection per application. */
+#define DTP_CONTAINER_LINK_DIR_DEFAULT "/run/dpdktel/containers"
 
 /**
  * Start a conf: @defaults (opts_size bytes) are copied as the global values. A conf already

@@ -424,10 +424,8 @@ dtp_discovered_name(const struct dtel_socket_info *si, const char *app, char *bu
 		snprintf(buf, size, "%s_%u", si->prefix, si->index);
 	/* As a configured <Instance> name must be (conf.c valid_name()): the name goes into
 	 * plugin_instance, csv file names and Prometheus labels; a file prefix can hold a
-	 * space, a quote or a newline. */
-	for (char *c = buf; *c; c++)
-		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-' && *c != '.')
-			*c = '_';
+	 * space, a quote or a newline. The same rule names containers' sockets. */
+	dtp_sanitize_name(buf);
 	if (dtp_name_ambiguous(buf))
 		*strrchr(buf, '.') = '_';
 }

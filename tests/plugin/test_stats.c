@@ -2595,6 +2595,18 @@ bad_configurations_refused(void **state)
 			"option 'Discover' belongs in the <Plugin dpdktel_stats> block"},
 		{NULL, "FilePrefix \"x\"", "FilePrefix \"x\" and SocketPath \"/tmp/dtel-plug-"},
 		{"Discover \"yes\"", NULL, "option 'Discover' has the invalid value \"yes\""},
+		{"DiscoverContainers 1", NULL,
+			"option 'DiscoverContainers' has the invalid value 1: expected true or "
+			"false"},
+		{"DiscoverContainers true\nDiscover false", NULL,
+			"DiscoverContainers is true but Discover is false"},
+		{NULL, "DiscoverContainers true",
+			"option 'DiscoverContainers' belongs in the <Plugin dpdktel_stats> block"},
+		{"ContainerLinkDir \"run/links\"", NULL,
+			"option 'ContainerLinkDir' has the invalid value \"run/links\": expected "
+			"an absolute directory path of at most 42 characters"},
+		{"ContainerLinkDir \"/run/a-directory-whose-name-is-far-too-long-for-it\"", NULL,
+			"option 'ContainerLinkDir' has the invalid value"},
 		{"<Instance \"edge1\">\n SocketPath \"/tmp/other.sock\"\n</Instance>", NULL,
 			"a second <Instance \"edge1\">: instance names must be unique"},
 		{"<Instance \"other\">\n SocketPath \"/tmp/dtel-plug-x\"\n</Instance>\n"
@@ -2651,6 +2663,8 @@ every_option_accepted(void **state)
 		"RuntimeDir \"/tmp\"",
 		"RetireAfter 1",
 		"RetireAfter 86400",
+		"DiscoverContainers false",
+		"DiscoverContainers true\nContainerLinkDir \"/run/dpdktel/containers\"",
 		"PortInfoInterval 0",
 		"PortInfoInterval 86400",
 	};

@@ -127,7 +127,7 @@ list_namespaces(const char *proc, uint64_t own, size_t max, struct dtp_container
 	while ((de = readdir(d)) != NULL) {
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
-		uint64_t ns;
+		uint64_t ns = 0;
 		int r;
 
 		if (pid <= 0 || *end != '\0')
@@ -218,9 +218,11 @@ resolve_in(const char *root, const char *dir, char *out, size_t size)
 			(int)sizeof(probe))
 			return -ENAMETOOLONG;
 		if (lstat(probe, &st) != 0 || !S_ISLNK(st.st_mode)) {
-			if (strlen(cur) + strlen(comp) + 2 > sizeof(cur))
+			size_t len = strlen(cur);
+
+			if (snprintf(cur + len, sizeof(cur) - len, "/%s", comp) >=
+				(int)(sizeof(cur) - len))
 				return -ENAMETOOLONG;
-			strcat(strcat(cur, "/"), comp);
 			continue;
 		}
 		if (++hops > LINK_HOPS)
@@ -231,11 +233,10 @@ resolve_in(const char *root, const char *dir, char *out, size_t size)
 		target[t] = '\0';
 		if (target[0] == '/')
 			cur[0] = '\0';
-		if (strlen(target) + strlen(rest) + 2 > sizeof(rest))
+		/* The link's target, then what was left after it. */
+		if (snprintf(probe, sizeof(probe), "%s/%s", target, rest) >= (int)sizeof(probe))
 			return -ENAMETOOLONG;
-		memmove(rest + strlen(target) + 1, rest, strlen(rest) + 1);
-		memcpy(rest, target, strlen(target));
-		rest[strlen(target)] = '/';
+		memcpy(rest, probe, strlen(probe) + 1);
 	}
 	return snprintf(out, size, "%s%s", root, cur) >= (int)size ? -ENAMETOOLONG : 0;
 }
@@ -408,8 +409,7 @@ fit_name(char *name, const char *hash_of, bool always)
 	if (!always && strlen(name) <= NAME_MAX_LEN)
 		return;
 	snprintf(h, sizeof(h), "_%08x", fnv1a(hash_of));
-	name[NAME_MAX_LEN - 9] = '\0';
-	strcat(name, h);
+	snprintf(name + NAME_MAX_LEN - 9, 10, "%s", h);
 }
 
 static bool
@@ -601,7 +601,7 @@ dtp_containers_scan(const struct dtp_container_where *w, const struct dtel_socke
 {
 	struct scan s = {.w = w, .sc = ret_scan};
 	struct ns_pid *ns = NULL;
-	uint64_t start = mono_ns(), own;
+	uint64_t start = mono_ns(), own = 0;
 	size_t nns = 0;
 	int ret;
 

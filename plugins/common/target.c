@@ -453,7 +453,7 @@ dtp_target_young(struct dtp_target *t)
 	/* Behind a pid namespace collectd cannot see into, its age is at least the time since
 	 * it was first seen: young until then, so that late commands are not missed. */
 	return t->pid == 0 && t->gen_seen_ms != 0 &&
-		dtp_now_ms() - t->gen_seen_ms < DTP_YOUNG_S * 1000u;
+		dtp_now_ms() - t->gen_seen_ms < (uint64_t)DTP_YOUNG_S * 1000u;
 }
 
 void *

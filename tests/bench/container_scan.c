@@ -69,7 +69,8 @@ child(int container, int i)
 				_exit(1);
 			snprintf(a.sun_path, sizeof(a.sun_path), "/var/run/dpdk/b%d", i);
 			mkdir(a.sun_path, 0700);
-			strcat(a.sun_path, "/dpdk_telemetry.v2");
+			snprintf(a.sun_path, sizeof(a.sun_path),
+				"/var/run/dpdk/b%d/dpdk_telemetry.v2", i);
 			fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
 			if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
 				listen(fd, 1) != 0)

@@ -44,25 +44,38 @@ ev_outcome(const struct ev_instance *ei, uint64_t sent_before)
 	return EVENTS_POLL_ANSWERED;
 }
 
-/* "1234", or "?" for a pid that is not known. */
 /*
  * Another process behind the socket, whether this poll was answered or not (one that hangs
- * right after it made its socket never answers, and SO_PEERCRED names it at connect): one
- * warning, and what was known of the old one goes. Liveness is then the new process's.
+ * right after it made its socket never answers, and SO_PEERCRED names it at connect): what
+ * was known of the old one goes at once, and liveness is then the new process's. Told by
+ * ev_tell_restart() once the poll is over: a notification plugin may take its time, and the
+ * stats plugin's reads wait while a poll is in progress.
  */
 void
 ev_check_restart(struct ev_instance *ei)
 {
-	char a[48], b[48];
 	struct dtp_pids was;
 
 	if (!dtp_target_restarted(&ei->t, &was))
 		return;
-	dtp_pid_word(was.pid, was.app_pid, a, sizeof(a));
+	ei->restarted = true;
+	ei->restarted_from = was;
+	ev_forget_state(ei);
+}
+
+/* One warning for the restart ev_check_restart() saw, if any. */
+void
+ev_tell_restart(struct ev_instance *ei)
+{
+	char a[48], b[48];
+
+	if (!ei->restarted)
+		return;
+	ei->restarted = false;
+	dtp_pid_word(ei->restarted_from.pid, ei->restarted_from.app_pid, a, sizeof(a));
 	dtp_pid_word(ei->t.pid, ei->t.app_pid, b, sizeof(b));
 	ev_notify_instance(ei, NOTIF_WARNING, a, b, -1,
 		"DPDK application %s restarted (pid %s → %s)", ei->t.name, a, b);
-	ev_forget_state(ei);
 }
 
 /*

@@ -119,6 +119,7 @@ struct ev_instance {
 	/* A restart seen inside a poll, told after it (ev_tell_restart()): the old process. */
 	bool restarted;
 	struct dtp_pids restarted_from;
+	bool alive_capped; /* the liveness request was once kept to its share of the budget */
 	/* Links, lcores, and a request that only shows the application answers when neither
 	 * is due: each at PollInterval, or less often when the budget says so. */
 	struct dtp_budget budget[POLL_KINDS];

@@ -242,23 +242,32 @@ struct dtel_shared_status {
 	bool connected; /**< a connection is open now */
 	int last_error; /**< 0 after a successful request, else the last failure's error */
 	/**
-	 * 0 until the first connection; +1 whenever another process holds the socket: the pid
-	 * SO_PEERCRED gives at connect changed, or the greeting's pid did (compared each with its
-	 * own kind: they differ when the application runs in another pid namespace). A connect
-	 * whose greeting never comes (an application hung or stopped right after it made its
-	 * socket) is enough to see a new process.
+	 * 0 until the first connection; +1 whenever another process holds the socket, as a
+	 * connect tells: the pid SO_PEERCRED gives changed, or its start time did (a reused pid),
+	 * or the greeting's pid did (each compared with its own kind: they differ when the
+	 * application runs in another pid namespace), or the socket file is another one (its
+	 * inode, or its change time unless the pid and start time show the same process). The
+	 * socket file is what tells a restart where neither pid does: an application that is
+	 * pid 1 of its own namespace at every start, seen from a sibling namespace (SO_PEERCRED
+	 * gives 0). A connect whose greeting never comes (an application hung or stopped right
+	 * after it made its socket) is enough to see a new process.
 	 */
 	uint64_t generation;
 	uint64_t connects; /**< greetings read so far (reconnects = connects - 1) */
 	/** Of the current or last connection; zeroed while the process of the current generation
 	 * has not greeted yet (its release and limits are not known). */
 	struct dtel_greeting greeting;
-	/** The process of the current generation: its greeting's pid, or until it greets, the pid
-	 * SO_PEERCRED gave at connect; 0 when neither is known. */
+	/** The process of the current generation, by its pid in this process's pid namespace
+	 * (SO_PEERCRED at connect): the one to read /proc with. 0 when this namespace does not
+	 * contain the application's (a sibling container), or not known yet. What the
+	 * application calls itself is greeting.pid. */
 	long owner_pid;
 	/** The pid SO_PEERCRED gave at the last connect (in this process's pid namespace), also
 	 * of one whose greeting never came; 0 when not known. */
 	long peer_pid;
+	/** When owner_pid started (/proc/<pid>/stat starttime: clock ticks since boot, the
+	 * CLOCK_BOOTTIME clock), read at its first connect; 0 when not known. */
+	unsigned long long owner_start;
 };
 
 /**

@@ -121,6 +121,39 @@ int dtel__thread_cpu_ns(int fd, uint64_t *ret_ns);
 /** CLOCK_BOOTTIME now, in nanoseconds (the clock of /proc's start times). */
 uint64_t dtel__boottime_ns(void);
 
+/** The socket file a path names (stat(), following links): 0s when there is none. */
+struct dtel__sock_file {
+	uint64_t dev, ino; /* ino 0: no socket file */
+	uint64_t ctime_ns; /* its change time: a new file, or new permissions */
+};
+
+/** What tells the process behind a connection (owner.c); 0 for what is not known. */
+struct dtel__owner {
+	long peer; /* SO_PEERCRED: its pid in our pid namespace (0: not in it) */
+	unsigned long long start; /* when @peer started (/proc/<pid>/stat, clock ticks) */
+	long greet; /* its greeting's pid: its getpid() in its own pid namespace */
+	struct dtel__sock_file sock; /* the socket file, as it was just before we connected */
+};
+
+/** When process @pid (of our pid namespace) started, in clock ticks since boot; 0 when
+ * /proc does not say (no such process, hidepid, @pid 0). */
+unsigned long long dtel__proc_start_ticks(long pid);
+
+/** The socket file at @path into *ret (zeroed when there is none, or it is no socket). */
+void dtel__sock_file_of(const char *path, struct dtel__sock_file *ret);
+
+/**
+ * Whether @now (a new connection) is the process @gen names: false when anything known of
+ * both differs (a pid, a start time, a greeting's pid, the socket file's inode), or the
+ * socket file's change time does while the pid and start time do not prove the same process
+ * (owner.c says why). Pure.
+ */
+bool dtel__owner_same(const struct dtel__owner *gen, const struct dtel__owner *now);
+
+/** Take into @gen what @now knows of the same process (its greeting after a connect without
+ * one, the socket file's new change time after a chmod). */
+void dtel__owner_merge(struct dtel__owner *gen, const struct dtel__owner *now);
+
 /**
  * Who is at the other end of a session: the process's pid in our pid namespace (SO_PEERCRED;
  * 0 when unknown) and when we connected (CLOCK_BOOTTIME ns).
@@ -133,7 +166,8 @@ bool dtel__session_is_open(const struct dtel_session *s);
 /**
  * Open with an absolute CLOCK_MONOTONIC deadline instead of a timeout. Once connected,
  * *ret_peer_pid (when not NULL) gets the pid of the process listening on the socket
- * (SO_PEERCRED, 0: unknown), also when its greeting then never comes.
+ * (SO_PEERCRED, 0: unknown), also when its greeting then never comes; it is left untouched
+ * when the connect itself failed.
  */
 int dtel__session_open_until(
 	const char *path, uint64_t deadline_ns, struct dtel_session **ret, long *ret_peer_pid);

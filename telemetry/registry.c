@@ -179,50 +179,45 @@ note_refused(struct dtel_shared *sh)
 }
 
 /*
- * Which process holds the socket: the pid SO_PEERCRED gave at connect (@peer, 0: not known)
- * and, when it greeted, the greeting's (@greeting NULL: connected, but no greeting came: an
- * application that hangs, or was stopped, right after it made its socket). A new process
- * starts a new generation: a peer pid other than the generation's, or a greeting pid other
- * than the generation's greeting. The two are compared each with its own kind, because
- * they differ when the application runs in another pid namespace (the greeting has its own
- * getpid()). A generation begun without a greeting takes the one that comes later as its
- * own. Under state_lock.
+ * Which process holds the socket, from a connect: @now (owner.c: the pid SO_PEERCRED gave,
+ * its start time, the socket file, and the greeting's pid unless @greeting is NULL: connected,
+ * but no greeting came, from an application that hangs, or was stopped, right after it made
+ * its socket). A process other than the generation's (dtel__owner_same()) starts a new
+ * generation; the same one completes what is known of it (a greeting that comes later).
+ * Under state_lock.
  */
 static void
-note_owner_locked(struct dtel_shared *sh, long peer, const struct dtel_greeting *greeting)
+note_owner_locked(
+	struct dtel_shared *sh, struct dtel__owner *now, const struct dtel_greeting *greeting)
 {
 	struct dtel_shared_status *st = &sh->status;
-	long greet = greeting != NULL ? greeting->pid : 0;
-	bool new_gen = st->generation == 0 ||
-		(peer != 0 && sh->gen_peer != 0 && peer != sh->gen_peer) ||
-		(greet != 0 && sh->gen_greet != 0 && greet != sh->gen_greet);
 
-	if (peer != 0)
-		st->peer_pid = peer;
-	if (new_gen) {
+	now->greet = greeting != NULL ? greeting->pid : 0;
+	if (now->peer != 0)
+		st->peer_pid = now->peer;
+	if (st->generation == 0 || !dtel__owner_same(&sh->gen, now)) {
 		st->generation++;
-		sh->gen_peer = peer;
-		sh->gen_greet = greet;
+		sh->gen = *now;
 		/* Not this process's: its release and limits are not known until it greets. */
 		if (greeting == NULL)
 			memset(&st->greeting, 0, sizeof(st->greeting));
 	} else {
-		if (peer != 0)
-			sh->gen_peer = peer;
-		if (greet != 0)
-			sh->gen_greet = greet;
+		dtel__owner_merge(&sh->gen, now);
 	}
 	if (greeting != NULL)
 		st->greeting = *greeting;
-	st->owner_pid = sh->gen_greet != 0 ? sh->gen_greet : sh->gen_peer;
+	st->owner_pid = sh->gen.peer;
+	st->owner_start = sh->gen.peer != 0 ? sh->gen.start : 0;
 }
 
 static void
-note_connect(struct dtel_shared *sh, long peer)
+note_connect(struct dtel_shared *sh, struct dtel__owner *now)
 {
+	/* SO_PEERCRED's pid only (cost.c): the greeting's is the application's pid in its own
+	 * namespace, and in ours another process (or none). */
 	dtel__server_thread_of(sh);
 	pthread_mutex_lock(&sh->state_lock);
-	note_owner_locked(sh, peer, dtel_session_greeting(sh->session));
+	note_owner_locked(sh, now, dtel_session_greeting(sh->session));
 	sh->status.connects++;
 	sh->status.connected = true;
 	pthread_mutex_unlock(&sh->state_lock);
@@ -230,12 +225,10 @@ note_connect(struct dtel_shared *sh, long peer)
 
 /* Connected, but the greeting never came (or was not one): still, the socket's owner. */
 static void
-note_ungreeted(struct dtel_shared *sh, long peer)
+note_ungreeted(struct dtel_shared *sh, struct dtel__owner *now)
 {
-	if (peer == 0)
-		return;
 	pthread_mutex_lock(&sh->state_lock);
-	note_owner_locked(sh, peer, NULL);
+	note_owner_locked(sh, now, NULL);
 	pthread_mutex_unlock(&sh->state_lock);
 }
 
@@ -260,8 +253,9 @@ connect_refused(int err)
 int
 dtel__shared_connect(struct dtel_shared *sh, uint64_t deadline_ns)
 {
+	struct dtel__owner owner = {0};
 	struct dtel__sock_id now;
-	long peer = 0;
+	long peer = -1; /* not connected */
 	bool wait;
 	int ret;
 
@@ -275,15 +269,23 @@ dtel__shared_connect(struct dtel_shared *sh, uint64_t deadline_ns)
 	}
 	if (wait)
 		return -EAGAIN;
+	/* The socket file of the process we are about to reach (after the connect it could be
+	 * another's: one that starts right then is seen as new once more, never missed). */
+	dtel__sock_file_of(sh->path, &owner.sock);
 	/* Waiting for the greeting is waiting for the application. */
 	__atomic_store_n(&sh->serving_since_ns, dtel__now_ns(), __ATOMIC_RELAXED);
 	ret = dtel__session_open_until(sh->path, deadline_ns, &sh->session, &peer);
 	__atomic_store_n(&sh->serving_since_ns, 0, __ATOMIC_RELAXED);
+	if (peer > 0) {
+		owner.peer = peer;
+		owner.start = dtel__proc_start_ticks(peer);
+	}
 	if (ret == 0) {
-		note_connect(sh, peer);
+		note_connect(sh, &owner);
 		return 0;
 	}
-	note_ungreeted(sh, peer);
+	if (peer >= 0)
+		note_ungreeted(sh, &owner);
 	if (connect_refused(ret))
 		note_refused(sh);
 	return ret;

@@ -102,9 +102,9 @@ struct dtel_shared {
 	uint64_t load_ns[DTEL__PRIOS][DTEL__LOAD_SECONDS]; /* cost in each of the last seconds */
 	uint64_t load_sec; /* the second load_ns[][load_sec % DTEL__LOAD_SECONDS] is of */
 	struct dtel_shared_class *classes;
-	/* The process of the current generation, as SO_PEERCRED and its greeting name it (0:
-	 * not known yet), under state_lock: see registry.c. */
-	long gen_peer, gen_greet;
+	/* The process of the current generation, under state_lock: see registry.c
+	 * note_owner_locked(). */
+	struct dtel__owner gen;
 };
 
 /* registry.c */

@@ -337,12 +337,49 @@ instance_block(struct dtp_conf *c, const oconfig_item_t *ci)
 				"a directory, one string");
 		else if (strcasecmp(o->key, "Discover") == 0 ||
 			strcasecmp(o->key, "Instance") == 0 ||
-			strcasecmp(o->key, "RetireAfter") == 0)
+			strcasecmp(o->key, "RetireAfter") == 0 ||
+			strcasecmp(o->key, "DiscoverContainers") == 0 ||
+			strcasecmp(o->key, "ContainerLinkDir") == 0)
 			dtp_conf_error(c, where, "option '%s' belongs in the <Plugin %s> block",
 				o->key, c->plugin);
 		else
 			table_option(c, o, where, inst);
 	}
+}
+
+/* The link dir's longest path: a link's path (<dir>/<instance name>) must fit a socket path. */
+#define LINK_DIR_MAX (DTEL_PATH_MAX - DTP_NAME_MAX - 1)
+
+/* DiscoverContainers and ContainerLinkDir; false when @ci is neither. */
+static bool
+container_option(struct dtp_conf *c, const oconfig_item_t *ci)
+{
+	char vals[256];
+	const char *v;
+
+	if (strcasecmp(ci->key, "DiscoverContainers") == 0) {
+		if (!one_of_type(ci, OCONFIG_TYPE_BOOLEAN))
+			dtp_conf_error(c, "",
+				"option 'DiscoverContainers' has the invalid value %s: expected "
+				"true "
+				"or false",
+				dtp_conf_describe(ci, vals, sizeof(vals)));
+		else
+			c->discover_containers = ci->values[0].value.boolean;
+		return true;
+	}
+	if (strcasecmp(ci->key, "ContainerLinkDir") != 0)
+		return false;
+	v = one_of_type(ci, OCONFIG_TYPE_STRING) ? ci->values[0].value.string : NULL;
+	if (v == NULL || v[0] != '/' || strlen(v) >= LINK_DIR_MAX)
+		dtp_conf_error(c, "",
+			"option 'ContainerLinkDir' has the invalid value %s: expected an absolute "
+			"directory path of at most %d characters (a link's path in it must fit "
+			"the 107 bytes of a socket path)",
+			dtp_conf_describe(ci, vals, sizeof(vals)), LINK_DIR_MAX - 1);
+	else
+		snprintf(c->container_link_dir, sizeof(c->container_link_dir), "%s", v);
+	return true;
 }
 
 static void
@@ -352,6 +389,8 @@ global_option(struct dtp_conf *c, const oconfig_item_t *ci)
 
 	if (strcasecmp(ci->key, "Instance") == 0) {
 		instance_block(c, ci);
+	} else if (container_option(c, ci)) {
+		return;
 	} else if (strcasecmp(ci->key, "Discover") == 0) {
 		if (!one_of_type(ci, OCONFIG_TYPE_BOOLEAN)) {
 			dtp_conf_error(c, "",
@@ -407,6 +446,8 @@ dtp_conf_init(struct dtp_conf *c, const char *plugin, const struct dtp_option *t
 		return -ENOMEM;
 	memcpy(c->global, defaults, opts_size);
 	c->retire_after = DTP_RETIRE_AFTER_DEFAULT;
+	snprintf(c->container_link_dir, sizeof(c->container_link_dir), "%s",
+		DTP_CONTAINER_LINK_DIR_DEFAULT);
 	return 0;
 }
 
@@ -499,8 +540,12 @@ check_instance(struct dtp_conf *c, struct dtp_instance_conf *inst, size_t index)
 int
 dtp_conf_validate(struct dtp_conf *c)
 {
+	if (c->discover_containers && c->discover_set && !c->discover)
+		dtp_conf_error(c, "",
+			"DiscoverContainers is true but Discover is false: containers are "
+			"looked into by discovery; expected Discover true (or no Discover line)");
 	if (!c->discover_set)
-		c->discover = c->ninst == 0;
+		c->discover = c->ninst == 0 || c->discover_containers;
 	if (c->nruntime_dirs == 0) {
 		c->nruntime_dirs = dtel_runtime_dirs(c->runtime_dirs, DTEL_RUNTIME_DIRS_MAX);
 		c->runtime_dirs_default = true;

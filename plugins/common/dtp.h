@@ -149,11 +149,16 @@ struct dtp_conf {
 	int nruntime_dirs;
 	bool runtime_dirs_default;
 	double retire_after; /* RetireAfter: seconds a discovered application may be gone */
+	bool discover_containers; /* DiscoverContainers: also look into other mount namespaces */
+	char container_link_dir[DTEL_PATH_MAX]; /* ContainerLinkDir */
 	int errors; /* configuration errors logged so far: init refuses to start */
 };
 
 /** RetireAfter unless configured (seconds). */
 #define DTP_RETIRE_AFTER_DEFAULT 60
+/** ContainerLinkDir unless configured: where DiscoverContainers keeps its links (containers.h),
+ * the same for both plugins, so that they share one connection per application. */
+#define DTP_CONTAINER_LINK_DIR_DEFAULT "/run/dpdktel/containers"
 
 /**
  * Start a conf: @defaults (opts_size bytes) are copied as the global values. A conf already
@@ -232,16 +237,17 @@ struct dtp_target {
 	int down_logged; /* the error the current outage was last logged with; 0: none */
 	uint64_t generation; /* the shared session's generation last seen */
 	uint64_t connects; /* the shared session's connect count last seen */
-	long pid; /* of the process that holds the socket (dtp_target_restarted()); 0: unknown */
+	/* The process that holds the socket (dtp_target_restarted()): its pid in collectd's pid
+	 * namespace (SO_PEERCRED), the one /proc knows it by, 0 when collectd cannot see it (a
+	 * sibling container) or does not know it yet; and app_pid, what it calls itself (its
+	 * greeting's pid, pid 1 for a container's entrypoint), 0 until it greets. */
+	long pid;
+	long app_pid;
 	int dpdk_version; /* dtel_dpdk_version() of the greeting's version; -EINVAL: unknown */
 	char dpdk_release[DTEL_STRING_MAX]; /* the greeting's version without "DPDK " */
-	unsigned long long start_ticks; /* when pid started (/proc), 0: unknown */
-	/* dtp_target_uptime(): the start of the process greeting connection number up_connects,
-	 * read from /proc once per connection (a restart always reconnects, even to a reused
-	 * pid). */
-	uint64_t up_connects;
-	long up_pid;
-	unsigned long long up_start;
+	unsigned long long start_ticks; /* when pid started (/proc, at connect), 0: unknown */
+	uint64_t gen_seen_ms; /* dtp_now_ms() when this process was first seen */
+	bool pidns_logged; /* said that collectd cannot see its pid */
 	bool bad_reply_logged; /* an unusable reply of this process was logged */
 
 	/* DTEL_PRIO_POLL for the events plugin, whose requests go before the stats plugin's
@@ -307,23 +313,36 @@ int dtp_query_many_timed(struct dtp_target *t, const char *const *cmds, size_t n
  */
 void dtp_bad_reply(struct dtp_target *t, const char *what, int err, uint64_t n);
 
+/** A process as the log lines and notifications name it (dtp_pid_word()). */
+struct dtp_pids {
+	long pid; /* in collectd's pid namespace; 0: not seen */
+	long app_pid; /* its greeting's: in its own pid namespace; 0: not known */
+};
+
 /**
  * Whether another process holds the socket since the last call (a restart: the shared
- * session's generation changed, see struct dtel_shared_status), answered or not: a process
- * that hangs right after it made its socket never greets, and SO_PEERCRED names it at
- * connect. *ret_old_pid gets the previous pid (0: never known). Takes the new process's pid
- * into t->pid (its greeting's, or SO_PEERCRED's until it greets; its start time read from
- * /proc once per pid), counts reconnects and sets t->dpdk_version from the greeting (an
- * upgrade is a restart; unknown until the new process greets).
+ * session's generation changed, see struct dtel_shared_status: a new pid, start time,
+ * greeting pid or socket file), answered or not: a process that hangs right after it made its
+ * socket never greets, and the connect names it. *ret_old (may be NULL) gets the previous
+ * process. Takes the new process into t->pid (SO_PEERCRED's: 0 when collectd cannot see
+ * it, which is said once, INFO), t->start_ticks and t->app_pid (its greeting's), counts
+ * reconnects and sets t->dpdk_version from the greeting (an upgrade is a restart; unknown
+ * until the new process greets).
  */
-bool dtp_target_restarted(struct dtp_target *t, long *ret_old_pid);
+bool dtp_target_restarted(struct dtp_target *t, struct dtp_pids *ret_old);
+
+/**
+ * "4242" (the pid collectd sees), "1 in its pid namespace" (only what the application calls
+ * itself is known) or "?", into @buf, which is returned.
+ */
+const char *dtp_pid_word(long pid, long app_pid, char *buf, size_t size);
 
 /**
  * Whether the process that holds the socket, as dtp_target_restarted() last saw it, has
  * surely exited: its pid is no longer in /proc, or belongs to a process with another start
  * time (a reused pid). False while it runs and when that cannot be told (never reached;
- * another pid namespace). Reads /proc: call it when a poll went unanswered, not at every
- * poll.
+ * another pid namespace: its socket file then tells a restart). Reads /proc: call it when a
+ * poll went unanswered, not at every poll.
  */
 bool dtp_target_exited(const struct dtp_target *t);
 
@@ -331,8 +350,9 @@ bool dtp_target_exited(const struct dtp_target *t);
 uint64_t dtp_now_ms(void);
 
 /**
- * Seconds since the process behind the target's connection started; -1 when that cannot be
- * told. /proc is read once per connection (the start time), then CLOCK_BOOTTIME, which is
+ * Seconds since the process that holds the socket started; -1 when that cannot be told
+ * (collectd cannot see its pid: another pid namespace). Its start time comes from the
+ * shared session (read from /proc once per connect), then CLOCK_BOOTTIME, which is
  * /proc/uptime's clock: no file is opened at every read.
  */
 double dtp_target_uptime(struct dtp_target *t);
@@ -348,148 +368,16 @@ int dtp_proc_comm(long pid, char *buf, size_t size);
 
 /**
  * Whether the application the target last reached started less than DTP_YOUNG_S seconds ago
- * (dtp_target_uptime(); false when that cannot be told). DPDK applications register their own
- * telemetry commands and create their mempools after the EAL has opened the socket, so a
- * command list read from a young application may still grow: the plugins read it again.
+ * (dtp_target_uptime(); where collectd cannot see its pid, whether it was first seen less
+ * than DTP_YOUNG_S ago: it is at least that old; false when /proc does not tell of a pid it
+ * sees). DPDK applications register their own telemetry
+ * commands and create their mempools after the EAL has opened the socket, so a command list
+ * read from a young application may still grow: the plugins read it again.
  */
 bool dtp_target_young(struct dtp_target *t);
 
-/**
- * The plain instance name of a discovered socket: its prefix for dpdk_telemetry.v2; for a
- * further application on the prefix (dpdk_telemetry.v2:N) the prefix, '_' and @app, the
- * program name of the application listening there (dtp_socket_app()), so that the name
- * follows the application rather than the order they started in; "_N" when @app is NULL
- * or empty (not known). Every character a configured <Instance> name may not have (other
- * than letters, digits, '_', '-' and '.': a space, a quote, a newline of a file prefix)
- * becomes '_', and a '_' replaces the last '.' of a name that would read as a port or lcore
- * of another instance (dtp_name_ambiguous()). Cut to @size; dtp_instances_discover() makes
- * it unique.
- */
-void dtp_discovered_name(
-	const struct dtel_socket_info *si, const char *app, char *buf, size_t size);
-
-/**
- * The program name (/proc/<pid>/comm, characters other than letters, digits, '-' and '_'
- * made '_') of the process listening on the socket at @path, into @buf ("" on failure).
- * 0, the error of dtel_probe_pid() (-ECONNREFUSED: nothing listens; -ETIMEDOUT: a full
- * backlog), or -ESRCH when /proc does not tell. Costs the application one connection.
- */
-int dtp_socket_app(const char *path, char *buf, size_t size);
-
-/**
- * The name dtp_discovered_name() gives when the plain one cannot be used: the first
- * size - 10 characters of @name, "_" and 8 hex digits of a hash of @path (and @salt, 0 but
- * when that name is taken too). The same path always gives the same name.
- */
-void dtp_hashed_name(const char *name, const char *path, unsigned int salt, char *buf, size_t size);
-
-/* Instances ------------------------------------------------------------------------------ */
-
-/** One instance in a plugin's list. */
-struct dtp_member {
-	void *inst; /* the plugin's instance */
-	char name[DTP_NAME_MAX];
-	char path[DTEL_PATH_MAX];
-	struct dtel_shared *sh; /* the instance's, valid while it is listed */
-	bool discovered;
-	bool retiring; /* handed to retire(): listed until the instance is freed */
-	uint64_t missing_ms; /* discovered: since when its application is gone; 0: it is not */
-	char app[32]; /* discovered at dpdk_telemetry.v2:N: the program its name follows */
-};
-
-/** A stale socket file whose instance was retired: not discovered again while it is the same
- * file (a new application binds a new one). */
-struct dtp_tomb {
-	char path[DTEL_PATH_MAX];
-	uint64_t ino, mtime_ns;
-};
-
-/**
- * The instances of one plugin, configured and discovered, behind one lock. Names are unique:
- * dtp_instances_add() refuses a name that is taken, and discovery gives each new socket a
- * name no other instance has (dtp_instances_discover()).
- */
-struct dtp_instances {
-	const char *plugin;
-	pthread_mutex_t lock;
-	struct dtp_member *v;
-	size_t n;
-	struct dtp_tomb *tombs; /* only discovery passes use them: no lock */
-	size_t ntombs;
-	c_complain_t dir_complaint[DTEL_RUNTIME_DIRS_MAX]; /* one per dtp_conf.runtime_dirs */
-	/** Start an instance for a socket discovery found; it calls dtp_instances_add(). */
-	int (*start)(const char *name, const char *path);
-	/**
-	 * Stop a discovered instance whose application is gone; NULL: never. It is freed now or
-	 * later, and calls dtp_instances_remove() then; until that it stays listed (its path
-	 * known and its name taken) and retire() is not called for it again.
-	 */
-	void (*retire)(void *inst);
-};
-
-#define DTP_INSTANCES_INIT(plugin_, start_, retire_)                                       \
-	{                                                                                  \
-		.plugin = (plugin_), .lock = PTHREAD_MUTEX_INITIALIZER, .start = (start_), \
-		.retire = (retire_)                                                        \
-	}
-
-/** List @inst under the name and path of target @t. 0, -EEXIST (name taken) or -ENOMEM. */
-int dtp_instances_add(
-	struct dtp_instances *l, void *inst, const struct dtp_target *t, bool discovered);
-/** Unlist @inst (before its target is finalized). Accepts one that is not listed. */
-void dtp_instances_remove(struct dtp_instances *l, const void *inst);
-/** Whether an instance has socket @path. */
-bool dtp_instances_known(struct dtp_instances *l, const char *path);
-/** Forget the tombstones of retired stale sockets (at shutdown). */
-void dtp_instances_forget(struct dtp_instances *l);
-/** How many instances are listed. */
-size_t dtp_instances_count(struct dtp_instances *l);
-/**
- * A malloc'ed copy of the instance pointers into *ret_list (NULL when there are none or no
- * memory); returns their number. With @all the list is emptied too (shutdown).
- */
-size_t dtp_instances_take(struct dtp_instances *l, bool all, void ***ret_list);
-
-/**
- * One discovery pass over the runtime dirs of @c (their sockets together: two prefixes "rte"
- * in two dirs get distinct names). Each socket no instance has gets start(name, path): the name
- * is dtp_discovered_name(), unless that is longer than DTP_NAME_MAX - 1 or taken by another
- * instance; then dtp_hashed_name(), logged once (INFO) with the reason. With a retire
- * callback, a discovered instance whose socket is gone from @dir or refuses connections
- * (stale: no process behind it) is retire()d once it has been so for @retire_after_ms
- * (monotonic @now_ms), with one INFO line; it comes back as a new instance when its socket
- * does. A dir that cannot be read is logged once (and its return once), a missing dir
- * counts as empty (logged once when the user named it); an error other than a missing dir
- * retires nothing. Returns the number of sockets or -errno.
- */
-int dtp_instances_discover(struct dtp_instances *l, const struct dtp_conf *c,
-	uint64_t retire_after_ms, uint64_t now_ms);
-
-/**
- * Whether every type in @types is in collectd's types (TypesDB); else one error naming the
- * missing type and @doc, where dpdktel.types.db is explained.
- */
-bool dtp_types_defined(const char *plugin, const char *const *types, size_t n, const char *doc);
-
-/**
- * The per-port or per-lcore state of an instance: in an array of *n structs of `size` bytes
- * whose first member is `unsigned int id`, the index of the one with `id` in *ret_i, appended
- * zeroed with that id when missing (*ret_new then true; ret_new may be NULL). Returns the
- * array, moved if it grew, which the caller stores back and owns; NULL without memory, the
- * array then unchanged.
- */
-void *dtp_slot(void *arr, size_t *n, size_t size, unsigned int id, size_t *ret_i, bool *ret_new);
-
-/** dtp_slot() on the array `arr` of `n` elements: a pointer to the element, or NULL. */
-#define DTP_SLOT(arr, n, id, ret_new)                                                              \
-	__extension__({                                                                            \
-		size_t i_;                                                                         \
-		__typeof__(arr) v_ = dtp_slot((arr), &(n), sizeof(*(arr)), (id), &i_, (ret_new));  \
-		_Static_assert(offsetof(__typeof__(*(arr)), id) == 0, "id first, for dtp_slot()"); \
-		if (v_ != NULL)                                                                    \
-			(arr) = v_;                                                                \
-		v_ != NULL ? &v_[i_] : NULL;                                                       \
-	})
+/* Discovered instances (discovery.h): their names, the list of a plugin's instances. */
+#include "discovery.h"
 
 /* Readers both plugins use ----------------------------------------------------------------- */
 

@@ -6,10 +6,12 @@
  * "Discovery"). Both plugins keep their list here, so they name and retire alike.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "dtp.h"
 
@@ -303,6 +305,21 @@ plain_first(const struct dtel_socket_info *si)
 	return si->index == 0 && !dtp_name_ambiguous(si->prefix);
 }
 
+/* A container's socket (a link of DiscoverContainers) says where it is, once at its start. */
+static void
+note_container(struct dtp_instances *l, const char *name, const char *path)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlink(path, target, sizeof(target) - 1);
+
+	if (n < 0)
+		return;
+	target[n] = '\0';
+	DTP_LOG(LOG_INFO, l->plugin,
+		"DPDK application '%s' runs in a container: its socket %s is reached through %s",
+		name, target, path);
+}
+
 /* Start an instance for @si unless one has its path (or it is a retired stale file). */
 static void
 discover_one(struct dtp_instances *l, const struct dtel_socket_info *si)
@@ -330,7 +347,10 @@ discover_one(struct dtp_instances *l, const struct dtel_socket_info *si)
 			"the DPDK application at %s is named '%s': the name its file prefix gives "
 			"%s",
 			si->path, name, why);
-	if (l->start(name, si->path) != 0 || app[0] == '\0')
+	if (l->start(name, si->path) != 0)
+		return;
+	note_container(l, name, si->path);
+	if (app[0] == '\0')
 		return;
 	pthread_mutex_lock(&l->lock);
 	struct dtp_member *m = at_path(l, si->path);
@@ -400,6 +420,106 @@ dir_state(struct dtp_instances *l, const struct dtp_conf *c, int k, int err)
 			dtel_strerror(err));
 }
 
+/* Whether @path is a link of ContainerLinkDir (a container's socket). */
+static bool
+in_link_dir(const struct dtp_conf *c, const char *path)
+{
+	size_t n = strlen(c->container_link_dir);
+
+	return strncmp(path, c->container_link_dir, n) == 0 && path[n] == '/';
+}
+
+/* The sockets discovery must not find again in a container: those found on the host, and
+ * those of the instances (a configured one may reach a container's socket by a host path). */
+static struct dtel_socket_info *
+known_sockets(struct dtp_instances *l, const struct dtp_conf *c,
+	const struct dtel_socket_info *list, int n, int *ret_n)
+{
+	struct dtel_socket_info *v;
+	int k = n;
+
+	pthread_mutex_lock(&l->lock);
+	v = calloc((size_t)n + l->n + 1, sizeof(*v));
+	for (size_t i = 0; v != NULL && i < l->n; i++)
+		if (!in_link_dir(c, l->v[i].path))
+			snprintf(v[k++].path, sizeof(v[0].path), "%s", l->v[i].path);
+	pthread_mutex_unlock(&l->lock);
+	if (v != NULL && n > 0)
+		memcpy(v, list, (size_t)n * sizeof(*v));
+	*ret_n = k;
+	return v;
+}
+
+/* What a container scan met, said once while it lasts. */
+static void
+scan_state(struct dtp_instances *l, const struct dtp_conf *c, int ret,
+	const struct dtp_container_scan *sc)
+{
+	if (ret < 0)
+		c_complain_once(LOG_WARNING, &l->scan_complaint,
+			"%s plugin: DiscoverContainers: cannot look into containers: %s%s",
+			l->plugin, dtel_strerror(ret),
+			ret == -EPERM ? ": ContainerLinkDir must be a directory owned by "
+					"collectd's user that no one else may write to"
+				      : "");
+	else
+		c_release(LOG_INFO, &l->scan_complaint,
+			"%s plugin: DiscoverContainers: looking into containers again", l->plugin);
+	if (ret == 0 && sc->denied > 0)
+		c_complain_once(LOG_WARNING, &l->denied_complaint,
+			"%s plugin: DiscoverContainers: cannot look into the mount namespace of %u "
+			"processes (the first: pid %ld): permission denied: collectd needs root, "
+			"or "
+			"CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH (docs/deployment.md)",
+			l->plugin, sc->denied, sc->denied_pid);
+	else if (ret == 0)
+		c_release(LOG_INFO, &l->denied_complaint,
+			"%s plugin: DiscoverContainers: every mount namespace can be looked into",
+			l->plugin);
+	if (ret == 0 && sc->over > 0)
+		c_complain_once(LOG_WARNING, &l->over_complaint,
+			"%s plugin: DiscoverContainers: %u mount namespaces and %u sockets at most "
+			"per pass: %u left out (of %u namespaces among %u processes)",
+			l->plugin, DTP_CONTAINER_NS_MAX, DTP_CONTAINER_SOCKETS_MAX, sc->over,
+			sc->namespaces, sc->processes);
+	else if (ret == 0)
+		c_release(LOG_INFO, &l->over_complaint,
+			"%s plugin: DiscoverContainers: within its limits again", l->plugin);
+}
+
+/* Add the sockets of containers to *list (n of them): the new count, or -errno (a scan that
+ * failed: the caller retires nothing, a container's instance may still run). */
+static int
+add_containers(
+	struct dtp_instances *l, const struct dtp_conf *c, struct dtel_socket_info **list, int n)
+{
+	const struct dtp_container_where w = {.proc = "/proc",
+		.link_dir = c->container_link_dir,
+		.dirs = (const char(*)[DTEL_PATH_MAX])c->runtime_dirs,
+		.ndirs = c->nruntime_dirs};
+	struct dtel_socket_info *known, *found = NULL, *all;
+	struct dtp_container_scan sc;
+	int nknown, m;
+
+	known = known_sockets(l, c, *list, n, &nknown);
+	if (known == NULL)
+		return -ENOMEM;
+	m = dtp_containers_scan(&w, known, nknown, &found, &sc);
+	free(known);
+	scan_state(l, c, m < 0 ? m : 0, &sc);
+	if (m <= 0)
+		return m < 0 ? m : n;
+	all = realloc(*list, (size_t)(n + m) * sizeof(*all));
+	if (all == NULL) {
+		free(found);
+		return -ENOMEM;
+	}
+	memcpy(all + n, found, (size_t)m * sizeof(*all));
+	free(found);
+	*list = all;
+	return n + m;
+}
+
 int
 dtp_instances_discover(struct dtp_instances *l, const struct dtp_conf *c, uint64_t retire_after_ms,
 	uint64_t now_ms)
@@ -418,6 +538,13 @@ dtp_instances_discover(struct dtp_instances *l, const struct dtp_conf *c, uint64
 		/* A dir we may not read says nothing about the applications in it. */
 		if (errors[k] < 0 && errors[k] != -ENOENT && err == 0)
 			err = errors[k];
+	}
+	if (c->discover_containers) {
+		int m = add_containers(l, c, &list, n);
+
+		if (m < 0 && err == 0)
+			err = m;
+		n = m < 0 ? n : m;
 	}
 	/* Only this pass adds discovered instances, and collectd runs one callback on one
 	 * thread at a time: the name stays free between the check and the start. Sockets

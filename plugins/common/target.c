@@ -303,19 +303,40 @@ release_of(const char *version)
 	return strncmp(version, "DPDK ", 5) == 0 ? version + 5 : version;
 }
 
-/* Follow the process that holds the socket now: its start time is read from /proc once, when
- * the pid changes (not at each poll). */
+/* Follow the process that holds the socket now: the pid to read /proc with is SO_PEERCRED's,
+ * with the start time the shared session read at connect. */
 static void
-follow_owner(struct dtp_target *t, long pid)
+follow_owner(struct dtp_target *t, const struct dtel_shared_status *st)
 {
-	if (pid == t->pid)
+	t->pid = st->owner_pid;
+	t->start_ticks = st->owner_start;
+	if (st->greeting.pid > 0)
+		t->app_pid = st->greeting.pid;
+}
+
+/* Once per target while it lasts: what collectd cannot know of an application whose pid it
+ * cannot see (a sibling pid namespace: SO_PEERCRED gives none). */
+static void
+note_pidns(struct dtp_target *t, const struct dtel_shared_status *st)
+{
+	if (st->generation == 0 || st->owner_pid != 0) {
+		t->pidns_logged = st->owner_pid != 0 ? false : t->pidns_logged;
 		return;
-	t->pid = pid;
-	t->start_ticks = proc_start_ticks(pid);
+	}
+	if (t->pidns_logged)
+		return;
+	t->pidns_logged = true;
+	DTP_LOG(LOG_INFO, t->plugin,
+		"DPDK application '%s' (%s) runs in a pid namespace collectd cannot see into "
+		"(no pid from SO_PEERCRED; it calls itself pid %ld): its uptime, its program "
+		"name and the CPU time of its telemetry thread are not known (app_load is then "
+		"estimated from reply times); liveness and restarts are told from its socket "
+		"file",
+		t->name, t->path, st->greeting.pid);
 }
 
 bool
-dtp_target_restarted(struct dtp_target *t, long *ret_old_pid)
+dtp_target_restarted(struct dtp_target *t, struct dtp_pids *ret_old)
 {
 	struct dtel_shared_status st;
 	bool restarted;
@@ -325,19 +346,36 @@ dtp_target_restarted(struct dtp_target *t, long *ret_old_pid)
 		t->reconnects += st.connects - t->connects;
 	t->connects = st.connects;
 	restarted = t->generation != 0 && st.generation != t->generation;
-	if (ret_old_pid != NULL)
-		*ret_old_pid = t->pid;
+	if (ret_old != NULL)
+		*ret_old = (struct dtp_pids){t->pid, t->app_pid};
 	if (restarted) {
 		t->restarts++;
 		t->bad_reply_logged = false; /* a new process: its first bad reply is news */
 	}
+	if (st.generation != t->generation) {
+		t->gen_seen_ms = dtp_now_ms();
+		t->app_pid = 0; /* the old process's; the new one's comes with its greeting */
+	}
 	t->generation = st.generation;
-	follow_owner(t, st.owner_pid);
+	follow_owner(t, &st);
+	note_pidns(t, &st);
 	/* "" and unknown while the process of this generation has not greeted yet. */
 	t->dpdk_version = dtel_dpdk_version(st.greeting.version);
 	snprintf(t->dpdk_release, sizeof(t->dpdk_release), "%.*s", (int)sizeof(t->dpdk_release) - 1,
 		release_of(st.greeting.version));
 	return restarted;
+}
+
+const char *
+dtp_pid_word(long pid, long app_pid, char *buf, size_t size)
+{
+	if (pid > 0)
+		snprintf(buf, size, "%ld", pid);
+	else if (app_pid > 0)
+		snprintf(buf, size, "%ld in its pid namespace", app_pid);
+	else
+		snprintf(buf, size, "?");
+	return buf;
 }
 
 int
@@ -396,10 +434,8 @@ dtp_discovered_name(const struct dtel_socket_info *si, const char *app, char *bu
 		snprintf(buf, size, "%s_%u", si->prefix, si->index);
 	/* As a configured <Instance> name must be (conf.c valid_name()): the name goes into
 	 * plugin_instance, csv file names and Prometheus labels; a file prefix can hold a
-	 * space, a quote or a newline. */
-	for (char *c = buf; *c; c++)
-		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-' && *c != '.')
-			*c = '_';
+	 * space, a quote or a newline. The same rule names containers' sockets. */
+	dtp_sanitize_name(buf);
 	if (dtp_name_ambiguous(buf))
 		*strrchr(buf, '.') = '_';
 }
@@ -411,17 +447,10 @@ dtp_target_uptime(struct dtp_target *t)
 	struct timespec now;
 
 	dtel_shared_status(t->sh, &st);
-	if (st.connects == 0)
-		return -1;
-	if (st.connects != t->up_connects || st.owner_pid != t->up_pid) {
-		t->up_connects = st.connects;
-		t->up_pid = st.owner_pid;
-		t->up_start = proc_start_ticks(st.owner_pid);
-	}
-	if (t->up_start == 0 || clock_gettime(CLOCK_BOOTTIME, &now) != 0)
+	if (st.connects == 0 || st.owner_start == 0 || clock_gettime(CLOCK_BOOTTIME, &now) != 0)
 		return -1;
 	return (double)now.tv_sec + (double)now.tv_nsec / 1e9 -
-		(double)t->up_start / (double)sysconf(_SC_CLK_TCK);
+		(double)st.owner_start / (double)sysconf(_SC_CLK_TCK);
 }
 
 bool
@@ -429,7 +458,12 @@ dtp_target_young(struct dtp_target *t)
 {
 	double up = dtp_target_uptime(t);
 
-	return up >= 0 && up < DTP_YOUNG_S;
+	if (up >= 0)
+		return up < DTP_YOUNG_S;
+	/* Behind a pid namespace collectd cannot see into, its age is at least the time since
+	 * it was first seen: young until then, so that late commands are not missed. */
+	return t->pid == 0 && t->gen_seen_ms != 0 &&
+		dtp_now_ms() - t->gen_seen_ms < (uint64_t)DTP_YOUNG_S * 1000u;
 }
 
 void *

@@ -44,17 +44,6 @@ ev_outcome(const struct ev_instance *ei, uint64_t sent_before)
 	return EVENTS_POLL_ANSWERED;
 }
 
-/* "1234", or "?" for a pid that is not known. */
-static const char *
-pid_word(long pid, char *buf, size_t size)
-{
-	if (pid > 0)
-		snprintf(buf, size, "%ld", pid);
-	else
-		snprintf(buf, size, "?");
-	return buf;
-}
-
 /*
  * Another process behind the socket, whether this poll was answered or not (one that hangs
  * right after it made its socket never answers, and SO_PEERCRED names it at connect): what
@@ -65,11 +54,12 @@ pid_word(long pid, char *buf, size_t size)
 void
 ev_check_restart(struct ev_instance *ei)
 {
-	long old_pid;
+	struct dtp_pids was;
 
-	if (!dtp_target_restarted(&ei->t, &old_pid))
+	if (!dtp_target_restarted(&ei->t, &was))
 		return;
-	ei->restarted_from = old_pid != 0 ? old_pid : -1;
+	ei->restarted = true;
+	ei->restarted_from = was;
 	ev_forget_state(ei);
 }
 
@@ -77,13 +67,13 @@ ev_check_restart(struct ev_instance *ei)
 void
 ev_tell_restart(struct ev_instance *ei)
 {
-	char a[24], b[24];
+	char a[48], b[48];
 
-	if (ei->restarted_from == 0)
+	if (!ei->restarted)
 		return;
-	pid_word(ei->restarted_from > 0 ? ei->restarted_from : 0, a, sizeof(a));
-	pid_word(ei->t.pid, b, sizeof(b));
-	ei->restarted_from = 0;
+	ei->restarted = false;
+	dtp_pid_word(ei->restarted_from.pid, ei->restarted_from.app_pid, a, sizeof(a));
+	dtp_pid_word(ei->t.pid, ei->t.app_pid, b, sizeof(b));
 	ev_notify_instance(ei, NOTIF_WARNING, a, b, -1,
 		"DPDK application %s restarted (pid %s → %s)", ei->t.name, a, b);
 }

@@ -199,13 +199,14 @@ ev_notify_instance_tr(struct ev_instance *ei, const struct events_instance_tr *t
 			"DPDK application %s is back after %s", n, d);
 		break;
 	case EVENTS_TR_NOT_RESPONDING:
-		if (ei->t.pid > 0)
+		/* "alive" only where /proc could tell: the pid collectd sees, with its start
+		 * time (dtp_target_exited() said it is still that process). */
+		if (ei->t.pid > 0 && ei->t.start_ticks != 0)
 			ev_notify_instance(ei, NOTIF_FAILURE, tr->old, "not_responding", -1,
 				"DPDK application %s is not responding (pid %ld alive, no reply "
-				"for "
-				"%s)",
+				"for %s)",
 				n, ei->t.pid, d);
-		else /* the socket's owner not known (another pid namespace) */
+		else /* collectd cannot see its pid (another pid namespace) */
 			ev_notify_instance(ei, NOTIF_FAILURE, tr->old, "not_responding", -1,
 				"DPDK application %s is not responding (no reply for %s)", n, d);
 		break;

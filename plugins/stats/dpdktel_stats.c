@@ -131,11 +131,11 @@ stats_config(oconfig_item_t *ci)
  * come from dpdktel.types.db; without it every value would be refused, a line at a time). */
 static const char *const types[] = {"if_packets", "if_octets", "if_errors", "if_rx_dropped",
 	"if_tx_dropped", "xstat", "queue_packets", "queue_octets", "queue_errors", "link_speed",
-	"port_queues", "port_mtu", "port_info", "lcore_packets", "lcore_info", "stalls",
-	"lcore_cycles", "percent", "heap_bytes", "mempool_objects", "mempool_use", "ring_entries",
-	"count", "bytes", "uptime", "instance_info", "up", "telemetry_requests", "reconnects",
-	"restarts", "duration", "xstat_gauge", "gauge", "derive", "app_load", "poll_interval",
-	"drops", "lcore_rx_queue"};
+	"port_queues", "port_queues_counted", "port_mtu", "port_info", "lcore_packets",
+	"lcore_info", "stalls", "lcore_cycles", "percent", "heap_bytes", "mempool_objects",
+	"mempool_use", "ring_entries", "count", "bytes", "uptime", "instance_info", "up",
+	"telemetry_requests", "reconnects", "restarts", "duration", "xstat_gauge", "gauge",
+	"derive", "app_load", "poll_interval", "drops", "lcore_rx_queue"};
 
 static int
 stats_init(void)

@@ -44,16 +44,28 @@ drops_name_matches(const char *pattern, const char *name)
 	return *name == '\0';
 }
 
+/* lib/ethdev/rte_ethdev.c, eth_dev_rxq_stats_strings and eth_dev_txq_stats_strings: the
+ * per-queue counters ethdev adds to the xstats of every driver whose queues it counts
+ * (RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS: net_null, net_ring, vhost, af_packet, pcap, ...). */
+static const char *const ethdev_queue_names[] = {
+	"rx_q<N>_packets", "rx_q<N>_bytes", "rx_q<N>_errors", "tx_q<N>_packets", "tx_q<N>_bytes"};
+
+/* A row's name that is ethdev's, not a driver's: the port-wide generic counters and the
+ * per-queue ones (@name is a row's pattern). */
 static bool
 generic_name(const char *name)
 {
 	for (int r = 0; r < DROPS_REASONS; r++)
 		if (drops_generic_names[r] != NULL && strcmp(name, drops_generic_names[r]) == 0)
 			return true;
+	for (size_t i = 0; i < sizeof(ethdev_queue_names) / sizeof(ethdev_queue_names[0]); i++)
+		if (strcmp(name, ethdev_queue_names[i]) == 0)
+			return true;
 	return false;
 }
 
-/* Rows that say which driver a port is of: its own names, not ethdev's generic ones. */
+/* Rows that say which driver a port is of: its own names, not ethdev's generic ones (ixgbe's
+ * rx_q<N>_errors is ethdev's q_errors, which every driver with per-queue xstats has). */
 static bool
 names_driver(const struct drops_row *r)
 {
@@ -76,10 +88,16 @@ drops_driver(const struct drops_table *t, const char *driver, const struct dtel_
 	int best = -1;
 	size_t best_score = 0;
 
-	if (driver != NULL && driver[0] != '\0')
+	if (driver != NULL && driver[0] != '\0') {
 		for (size_t i = 0; i < t->n; i++)
 			if (strcmp(t->rows[i].driver, driver) == 0)
 				return (int)i;
+		/* A DPDK driver by its name (a virtual device's) that the table does not have: the
+		 * generic counters as they are, never another driver's rows by a name they share.
+		 * Only a kernel driver (vfio-pci, mlx5_core: a PCI port) is told by its names. */
+		if (strncmp(driver, "net_", 4) == 0)
+			return -1;
+	}
 	for (size_t i = 0; i < t->n; i++) {
 		size_t score = 0;
 		bool first = true;

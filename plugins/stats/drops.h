@@ -102,9 +102,10 @@ struct drops_port {
 
 /*
  * The index of the table's driver for a port: the first row whose driver is @driver (the
- * port_info driver: "net_tap", "vfio-pci", "" when unknown), else the driver with the most
- * rows matching one of @names (of part, extra and id rows, the generic names aside), the
- * first in the table on a tie; -1 when none matches.
+ * port_info driver: "net_tap", "vfio-pci", "" when unknown); -1 for another DPDK driver
+ * ("net_null": not in the table); else (a kernel driver, or unknown) the driver with the most
+ * rows matching one of @names (of part, extra and id rows; ethdev's generic names, port-wide
+ * and per queue, aside), the first in the table on a tie; -1 when none matches.
  */
 int drops_driver(const struct drops_table *t, const char *driver, const struct dtel_xstats *x);
 

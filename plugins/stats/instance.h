@@ -116,6 +116,7 @@ struct stats_instance {
 	uint64_t lcore_info_generation; /* the lcores' info was read for this generation */
 	uint64_t no_usage_generation; /* /eal/lcore/usage listed no lcore in this generation */
 	uint64_t info_generation; /* instance_info below is of this generation */
+	long info_app_pid; /* ... and of this greeting pid (it may come after the generation) */
 	uint64_t no_ethdev_generation; /* "no ethdev" was logged for this generation */
 	char info_ti[DATA_MAX_NAME_LEN]; /* instance_info's type instance */
 	struct stats_cmd_state *cmd_state; /* of each <Command>, made at the first read */

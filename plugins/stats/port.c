@@ -39,11 +39,31 @@ st_check_counts(struct stats_instance *si, struct port_state *ps, const struct d
 	ps->opackets = st->opackets;
 }
 
+/* The smaller of two counts of queues. */
+static double
+fewer(unsigned int a, unsigned int b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * The per-queue counters, and how many rx and tx queues have them (port_queues_counted):
+ * ethdev counts the first RTE_ETHDEV_QUEUE_STAT_CNTRS queues of a port (16 in every release's
+ * default build; the q_* arrays of /ethdev/stats have that many entries, the rx_q<N>_* and
+ * tx_q<N>_* xstats stop there), so a port with more queues has some without counters: their
+ * packets are in the port's totals only. What a share among queues divides by.
+ */
 void
 st_dispatch_queues(struct stats_instance *si, struct port_state *ps, const struct dtp_id *id,
 	const struct dtel_port_stats *st)
 {
 	char q[16];
+
+	if (ps->have_info)
+		dtp_gauge(id, "port_queues_counted", NULL,
+			(double[]){fewer(ps->info.nb_rx_queues, st->nb_queues),
+				fewer(ps->info.nb_tx_queues, st->nb_queues)},
+			2);
 
 	for (unsigned int i = 0; i < st->nb_queues; i++) {
 		if (st->q_ipackets[i] | st->q_opackets[i] | st->q_ibytes[i] | st->q_obytes[i] |

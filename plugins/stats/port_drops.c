@@ -9,12 +9,15 @@
 
 #include "port_drops.h"
 
-/* The port's driver as port_info names it, once its /ethdev/info name is known. */
+/* The port's driver as port_info names it, once its /ethdev/info name is known, and again
+ * when that name changes: another device at the port's id (a port detached and another
+ * attached between two reads) may be of another driver, with the same xstats names. */
 static void
 know_driver(struct stats_drops *d, const char *device)
 {
-	if (d->have_driver || device == NULL)
+	if (device == NULL || (d->have_driver && strcmp(d->device, device) == 0))
 		return;
+	snprintf(d->device, sizeof(d->device), "%s", device);
 	dtp_port_driver(device, "/sys", d->driver, sizeof(d->driver));
 	d->have_driver = true;
 	d->p.mapped = d->p.mapped_stats = false; /* the driver may tell more than the names */
@@ -110,7 +113,7 @@ stats_drops_reset(struct stats_drops *d)
 {
 	drops_reset(&d->p);
 	d->have_driver = false;
-	d->driver[0] = '\0';
+	d->driver[0] = d->device[0] = '\0';
 }
 
 void

@@ -21,6 +21,7 @@ struct stats_drops {
 	struct drops_port p;
 	bool have_driver;
 	char driver[64]; /* port_info's driver of the port (dtp_port_driver) */
+	char device[DTEL_STRING_MAX]; /* the /ethdev/info name it was learnt from */
 };
 
 /* This read's /ethdev/xstats of the port (hidden zeros filled in), @hash its

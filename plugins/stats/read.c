@@ -52,22 +52,31 @@ read_uptime(struct stats_instance *si, const struct dtp_id *id)
 }
 
 /*
- * instance_info "<dpdk release>,<program>,<pid>,<dpdktel version>" (docs/metrics.md): what
- * runs behind the instance. It changes with each application process (its old series then
- * goes stale), so it is made once per generation.
+ * instance_info "<dpdk release>,<program>,<pid>,<dpdktel version>,<app pid>" (docs/metrics.md):
+ * what runs behind the instance. <pid> is the process as collectd's host sees it (SO_PEERCRED)
+ * and <program> its /proc comm, both "" where collectd cannot see it (a sibling pid
+ * namespace); <app pid> is what the application calls itself (its greeting's pid: 1 for a
+ * container's entrypoint). It changes with each application process (its old series then goes
+ * stale), so it is made once per generation, and again when the greeting comes late.
  */
 static void
 dispatch_instance_info(struct stats_instance *si, const struct dtp_id *id)
 {
-	static const size_t max[] = {32, 32, 24, 32};
-	char comm[32], pid[24];
-	const char *parts[] = {si->t.dpdk_release, comm, pid, DPDKTEL_VERSION};
+	static const size_t max[] = {32, 24, 16, 32, 16};
+	char comm[32] = "", pid[24] = "", app[24] = "";
+	const char *parts[] = {si->t.dpdk_release, comm, pid, DPDKTEL_VERSION, app};
 
-	if (si->info_generation != si->t.generation || si->info_ti[0] == '\0') {
+	if (si->info_generation != si->t.generation || si->info_ti[0] == '\0' ||
+		si->info_app_pid != si->t.app_pid) {
 		si->info_generation = si->t.generation;
-		dtp_proc_comm(si->t.pid, comm, sizeof(comm));
-		snprintf(pid, sizeof(pid), "%ld", si->t.pid);
-		if (dtp_info_instance(si->info_ti, sizeof(si->info_ti), parts, max, 4) < 0)
+		si->info_app_pid = si->t.app_pid;
+		if (si->t.pid > 0) {
+			dtp_proc_comm(si->t.pid, comm, sizeof(comm));
+			snprintf(pid, sizeof(pid), "%ld", si->t.pid);
+		}
+		if (si->t.app_pid > 0)
+			snprintf(app, sizeof(app), "%ld", si->t.app_pid);
+		if (dtp_info_instance(si->info_ti, sizeof(si->info_ti), parts, max, 5) < 0)
 			si->info_ti[0] = '\0';
 	}
 	if (si->info_ti[0] != '\0')
@@ -108,20 +117,18 @@ forget_port(struct port_state *ps)
 }
 
 static void
-on_restart(struct stats_instance *si, long old_pid, cdtime_t now)
+on_restart(struct stats_instance *si, const struct dtp_pids *was, cdtime_t now)
 {
 	struct dtp_meta meta = DTP_META_NONE;
-	char old[24], new[24];
+	char old[48], new[48];
 	struct dtp_id id;
 
-	snprintf(old, sizeof(old), "%ld", old_pid);
-	snprintf(new, sizeof(new), "%ld", si->t.pid);
-	meta.old_state = old;
-	meta.new_state = new;
+	meta.old_state = dtp_pid_word(was->pid, was->app_pid, old, sizeof(old));
+	meta.new_state = dtp_pid_word(si->t.pid, si->t.app_pid, new, sizeof(new));
 	meta.name = si->t.name;
 	dtp_id_instance(&id, PLUGIN, si->t.name, now);
 	dtp_notify(&id, NOTIF_WARNING, "restarts", NULL, &meta,
-		"DPDK application %s restarted (pid %ld → %ld)", si->t.name, old_pid, si->t.pid);
+		"DPDK application %s restarted (pid %s → %s)", si->t.name, old, new);
 	/* Everything cached belonged to the old process, its costs too. */
 	st_tiers_reset(si);
 	for (size_t i = 0; i < si->nports; i++)
@@ -199,7 +206,7 @@ no_ethdev(struct stats_instance *si, cdtime_t now)
  * at all (no_ethdev()).
  */
 static int
-list_ports(struct stats_instance *si, cdtime_t now, long *ret_old_pid, bool *ret_restarted)
+list_ports(struct stats_instance *si, cdtime_t now, struct dtp_pids *ret_old, bool *ret_restarted)
 {
 	struct dtel_reply list;
 	uint16_t *ids = NULL;
@@ -207,7 +214,7 @@ list_ports(struct stats_instance *si, cdtime_t now, long *ret_old_pid, bool *ret
 
 	if (ret < 0 && ret != -ENODATA)
 		return -1;
-	*ret_restarted = dtp_target_restarted(&si->t, ret_old_pid);
+	*ret_restarted = dtp_target_restarted(&si->t, ret_old);
 	if (ret == -ENODATA) {
 		no_ethdev(si, now);
 		return 0;
@@ -361,7 +368,7 @@ void
 st_read_all(struct stats_instance *si, cdtime_t now)
 {
 	bool restarted = false;
-	long old_pid;
+	struct dtp_pids old_pid = {0, 0};
 
 	si->on_listed = !ports_due(si, now);
 	for (int pass = 0; pass < 2; pass++) {
@@ -369,7 +376,7 @@ st_read_all(struct stats_instance *si, cdtime_t now)
 		if (!si->on_listed && list_ports(si, now, &old_pid, &restarted) < 0)
 			return;
 		if (restarted)
-			on_restart(si, old_pid, now);
+			on_restart(si, &old_pid, now);
 		if (si->caps_generation != si->t.generation || si->caps_young)
 			probe_caps(si);
 		/* Everything of this read goes to collectd in one burst (dtp_batch_begin). */

@@ -222,7 +222,7 @@ def test_documented_instance_join(tmp_path):
     series = NAMES + [
         (f'collectd_dpdktel_events_up{{{PORT}}}', '1x12'),
         (f'collectd_dpdktel_stats_instance_info{{{PORT},'
-         'type="24.11.6,dpdk-testpmd,4242,0.1.0"}', '1x12')]
+         'type="24.11.6,dpdk-testpmd,4242,0.2.0,1"}', '1x12')]
     rc, out = run_promtool(tmp_path, [(docs_promql('instance_info'), [
         (f'{{{PORT},program="dpdk-testpmd",dpdk="24.11.6"}}', 1)])], series, '120s')
     assert rc == 0, out

@@ -152,6 +152,27 @@ def test_rx_nombuf_counts_what_testpmd_counts(build_dir, source_dir):
             assert all(float(r['value'][1]) == 0 for r in others)
 
 
+# ---- a driver not in drops.tsv ---------------------------------------------------------------
+
+def test_net_null_gets_the_generic_reasons(build_dir, source_dir):
+    """testpmd's net_null ports (a driver drops.tsv does not have, whose xstats are ethdev's
+    alone, rx_q<N>_errors among them): the four generic reasons as they are, rx_nombuf among
+    them, and no driver's rows. On the code before, ethdev's rx_q<N>_errors made them ixgbe
+    ports: rx_nombuf left out, a phantom rx_missed.rx_q0_errors added."""
+    app = dpdk.testpmd(nports=2)
+    with app, Collectd(build_dir, source_dir, config('nul', app.socket, free_port()).split(
+            'LoadPlugin write_prometheus')[0], hostname=HOST) as cd:
+        def drops(port):
+            return sorted(i.split('/drops-', 1)[1] for i in cd.listval()
+                          if f'/dpdktel_stats-nul.port{port}/drops-' in i)
+        for port in (0, 1):
+            wait_until(lambda: len(drops(port)) >= 4, 15, f'drops of port {port}')
+        cd.wait_value('dpdktel_stats-nul/up', what='a read after the drops')
+        for port in (0, 1):
+            assert drops(port) == ['rx_errors', 'rx_missed', 'rx_nombuf', 'tx_errors'], \
+                drops(port)
+
+
 # ---- queue imbalance -----------------------------------------------------------------------
 
 def udp_frame(sport):

@@ -125,7 +125,7 @@ def test_plugins_read_ovs_counters_and_links(sw, build_dir, source_dir):
             comm = f.read().strip()
         assert comm.startswith('ovs-vswitchd'), comm
         cd.wait_value(f'{base}/instance_info-{version},{comm},{sw.pid},'
-                      f'{dpdktel_version(build_dir)}', what='instance_info of OVS')
+                      f'{dpdktel_version(build_dir)},{sw.pid}', what='instance_info of OVS')
         # OVS has no lcore data a monitor can read (PMD threads are not EAL lcores).
         assert 'only its links are watched' in cd.log()
         assert not [m for m in notes(cd) if 'port 0' in m['message']]

@@ -206,12 +206,14 @@ def dpdktel_version(build_dir):
 
 
 def instance_info(app, build_dir):
-    """instance_info's type instance for the application as /proc and its greeting see it."""
+    """instance_info's type instance for the application as /proc and its greeting see it:
+    the pid the host knows it by, then (last) the one it gives itself, the same here."""
     with Client(app.socket) as c:
         version = c.greeting['version'].removeprefix('DPDK ')
+        greeted = c.greeting['pid']
     with open(f'/proc/{app.pid}/comm') as f:
         comm = f.read().strip()
-    return f'{version},{comm},{app.pid},{dpdktel_version(build_dir)}'
+    return f'{version},{comm},{app.pid},{dpdktel_version(build_dir)},{greeted}'
 
 
 def test_info_values_name_ports_lcores_and_instance(pmd, build_dir, dpdk_release):

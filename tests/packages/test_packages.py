@@ -234,7 +234,7 @@ def test_packages_build_install_run_purge(source_dir):
         cd.wait_value(f'dpdktel_stats-{pmd.prefix}.port1/if_packets',
                       what=f'dpdktel_stats values of testpmd (DPDK {system.version})')
         cd.wait_value(f'dpdktel_stats-{pmd.prefix}/instance_info-{system.version},'
-                      f'dpdk-testpmd,{pmd.pid},{version}',
+                      f'dpdk-testpmd,{pmd.pid},{version},{pmd.pid}',
                       what=f'instance_info: DPDK {system.version}, dpdk-testpmd, dpdktel {version}')
         cd.wait_value(f'dpdktel_events-{pmd.prefix}.port0/link_status', lambda r: r[1] == [1],
                       what='dpdktel_events: testpmd port 0 up')

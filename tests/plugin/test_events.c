@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "fake_collectd.h"
+#include "fake_proc.h"
 #include "fake_server.h"
 #include "test_util.h"
 
@@ -445,6 +446,7 @@ teardown(void **state)
 		helper_child = 0;
 	}
 	fc_shutdown(); /* stops the poll threads */
+	fp_hide_pid(false);
 	if (fs != NULL)
 		stop_server();
 	return test_rmdir(dir);
@@ -2019,6 +2021,31 @@ hung_after_first_answer_names_its_pid(void **state)
 }
 
 /*
+ * The same hang, of an application collectd cannot see the pid of (a sibling pid namespace):
+ * not responding, without claiming a pid is alive (collectd cannot tell), and never the
+ * pid of its greeting read as one of collectd's. Failed before: "(pid <greeting> alive"
+ * for a pid /proc knows as another process.
+ */
+static void
+hung_hidden_pid_names_no_pid(void **state)
+{
+	struct fc_notification n;
+	bool yes = true;
+
+	(void)state;
+	fp_hide_pid(true);
+	sim_set(set_silent_but_root, &yes);
+	start_server(1); /* an entrypoint: pid 1 of its namespace; this machine's pid 1 runs */
+	start_plugin("Timeout 0.02");
+	wait_note("is not responding", 1, &n);
+	assert_non_null(strstr(n.message, "is not responding (no reply for "));
+	assert_null(strstr(n.message, "alive"));
+	assert_int_equal(fc_notifications_matching("is gone", NULL), 0);
+	assert_int_equal(fc_logs_matching("runs in a pid namespace collectd cannot see into"), 1);
+	fp_hide_pid(false);
+}
+
+/*
  * An application that answers is not checked in /proc: its start time is read once (when
  * its pid is first seen), liveness only for a poll that went unanswered. Failed before: a
  * /proc/<pid>/stat read at every poll (50 a second at PollInterval 0.02).
@@ -2118,6 +2145,7 @@ main(void)
 			silent_live_process_is_not_responding, setup, teardown),
 		cmocka_unit_test_setup_teardown(silent_exited_process_is_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(restart_into_hung_process, setup, teardown),
+		cmocka_unit_test_setup_teardown(hung_hidden_pid_names_no_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(no_proc_read_while_answering, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			hung_after_first_answer_names_its_pid, setup, teardown),

@@ -17,6 +17,7 @@
 
 #include "common/dtp.h"
 #include "fake_app.h"
+#include "fake_proc.h"
 #include "test_util.h"
 
 void module_register(void);
@@ -105,6 +106,9 @@ xstats_of_stats(const char *stats_golden, unsigned int nq, bool zero)
 	free(g);
 	if (zero)
 		memset(&st, 0, sizeof(st));
+	/* ethdev names the first RTE_ETHDEV_QUEUE_STAT_CNTRS (16) queues only
+	 * (lib/ethdev/rte_ethdev.c eth_dev_get_xstats_basic_count). */
+	nq = nq < 16 ? nq : 16;
 	n = (size_t)snprintf(s, cap,
 		"{\"/ethdev/xstats\":{\"rx_good_packets\":%" PRIu64 ",\"tx_good_packets\":%" PRIu64
 		",\"rx_good_bytes\":%" PRIu64 ",\"tx_good_bytes\":%" PRIu64
@@ -196,7 +200,7 @@ info_reply(unsigned int port, const char *name, unsigned int nq, const char *mac
 	*p = '\0';
 	rest[-1] = '\0'; /* the ',' after the name */
 	out = fs_printf("{\"/ethdev/info\":{\"name\":\"%s\",%s\"port_id\":%u%s",
-		port == 0 && name != NULL ? name : dflt, rest, port, p + strlen("\"port_id\":0"));
+		name != NULL ? name : dflt, rest, port, p + strlen("\"port_id\":0"));
 	free(g);
 	return out;
 }
@@ -477,7 +481,16 @@ app_handler(
 			id == 0 && a->nq ? a->nq : 4, id == 0 && a->zero_counters);
 	else if (IS("/ethdev/link_status"))
 		o->data = fs_golden("dpdk-22.11/ethdev_link_status-0.json", &o->len);
-	else if (IS("/ethdev/info") && __atomic_add_fetch(&info_requests, 1, __ATOMIC_RELAXED) > 0)
+	/* An ixgbe port is a PCI device: its name is its address (its driver then the kernel's,
+	 * unknown here, and the table's driver told by the xstats names). */
+	else if (IS("/ethdev/info") && a->ixgbe_xstats &&
+		__atomic_add_fetch(&info_requests, 1, __ATOMIC_RELAXED) > 0) {
+		char pci[16];
+
+		snprintf(pci, sizeof(pci), "0000:3b:00.%u", id % 8);
+		o->data = info_reply(id, pci, 0, NULL);
+	} else if (IS("/ethdev/info") &&
+		__atomic_add_fetch(&info_requests, 1, __ATOMIC_RELAXED) > 0)
 		o->data = id == 0 ? info_reply(id, a->dev_name, a->nq, a->mac)
 				  : info_reply(id, NULL, 0, NULL);
 	else if (IS("/eal/lcore/list") && a->eal_lcores)
@@ -588,6 +601,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
+	fp_hide_pid(false);
 	return fa_teardown();
 }
 
@@ -1560,6 +1574,50 @@ restart_gives_one_warning(void **state)
 	assert_non_null(strstr(fa_must_find(PI, "instance_info", NULL)->type_instance, ",200,"));
 }
 
+/*
+ * An application in a pid namespace collectd cannot see into (a sibling container: SO_PEERCRED
+ * names no process), pid 1 of its own at every start. instance_info has no program and no
+ * host pid, only what it calls itself; no uptime (never the host's pid 1's); said once, at
+ * INFO. Restarted as pid 1 again, with a new socket file: one restart, the caches reset.
+ * Failed before: instance_info named this machine's pid 1 and uptime was its age, and the
+ * restart was never seen (the greeting's pid did not change).
+ */
+static void
+hidden_pid_restart_seen_by_socket_file(void **state)
+{
+	const struct fc_notification *n;
+	char want[160], keep[160];
+
+	(void)state;
+	fp_hide_pid(true);
+	start_app(
+		&(struct app){.nports = 1, .silent_stats_port = -1, .version = "DPDK 24.11.6"}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(fc_read_all(), 0);
+	snprintf(want, sizeof(want), "24.11.6,,,%s,1", DPDKTEL_VERSION);
+	fa_must_find(PI, "instance_info", want);
+	assert_null(fc_find(PI, "uptime", NULL));
+	assert_int_equal(fc_logs_matching("runs in a pid namespace collectd cannot see into"), 1);
+	/* Started again: the old socket file kept linked, so that the new one is a new inode. */
+	snprintf(keep, sizeof(keep), "%s.old", fa.path);
+	assert_int_equal(link(fa.path, keep), 0);
+	fs_stop(fa.fs);
+	start_app(
+		&(struct app){.nports = 1, .silent_stats_port = -1, .version = "DPDK 24.11.6"}, 1);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_read_all(), 0);
+	unlink(keep);
+	assert_int_equal(fc_notifications_matching("restarted", NULL), 1);
+	n = fc_notification_at(0);
+	assert_string_equal(n->message,
+		"DPDK application edge1 restarted (pid 1 in its pid "
+		"namespace → 1 in its pid namespace)");
+	assert_int_equal(fa_must_find(PI, "restarts", NULL)->v[0].derive, 1);
+	assert_int_equal(fc_logs_matching("runs in a pid namespace collectd cannot see into"), 1);
+	fp_hide_pid(false);
+}
+
 /* The names operators know a port and an application by, as info values of 1. */
 static void
 info_values_name_ports_and_instance(void **state)
@@ -1579,7 +1637,7 @@ info_values_name_ports_and_instance(void **state)
 	/* The greeting says pid 1: the program name is that of this machine's pid 1. */
 	assert_int_equal(dtp_proc_comm(1, comm, sizeof(comm)), 0);
 	assert_true(strlen(comm) > 0);
-	snprintf(want, sizeof(want), "24.11.6,%s,1,%s", comm, DPDKTEL_VERSION);
+	snprintf(want, sizeof(want), "24.11.6,%s,1,%s,1", comm, DPDKTEL_VERSION);
 	v = fa_must_find(PI, "instance_info", want);
 	assert_true(v->v[0].gauge == 1);
 	assert_int_equal(fc_count(PI, "instance_info", NULL), 1);
@@ -1887,6 +1945,53 @@ drops_by_reason(void **state)
 	assert_null(fc_find(PI ".port0", "drops", NULL));
 	fa_must_find(PI ".lcore1", "lcore_rx_queue", "0,0");
 	fa_must_find(PI ".port0", "if_tx_dropped", NULL);
+}
+
+/*
+ * A port of 32 rx queues: ethdev counts the first 16, and port_queues_counted says so, for
+ * the imbalance ratio to divide by (grafana/prometheus/dpdktel.rules.yml). Failed before: no
+ * such value, and the ratio divided by all 32 configured queues.
+ */
+static void
+queues_counted_stop_at_16(void **state)
+{
+	const struct fc_value *v;
+
+	(void)state;
+	start_app(&(struct app){.nports = 1, .silent_stats_port = -1, .nq = 32}, 1);
+	assert_int_equal(configure("PerQueue true", NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	assert_int_equal(fc_read_all(), 0);
+	v = fa_must_find(PI ".port0", "port_queues", NULL);
+	assert_true(v->v[0].gauge == 32);
+	v = fa_must_find(PI ".port0", "port_queues_counted", NULL);
+	assert_true(v->v[0].gauge == 16);
+	assert_true(v->v[1].gauge == 1); /* the recorded port's one tx queue */
+}
+
+/*
+ * Another device takes port 0's id (detached and another attached between two reads: same
+ * xstats names, counters from 0): its driver is learnt again. net_af_xdp's rx_nombuf counts
+ * no lost packets (left out); net_null's counts each. Failed before: the driver of the first
+ * device was kept, and net_null's rx_nombuf was never dispatched.
+ */
+static void
+drops_driver_learnt_again_for_another_device(void **state)
+{
+	(void)state;
+	start_app(
+		&(struct app){.nports = 1, .silent_stats_port = -1, .dev_name = "net_af_xdp0"}, 1);
+	assert_int_equal(configure(NULL, NULL), 0);
+	assert_int_equal(fc_read_all(), 0);
+	fa_must_find(PI ".port0", "drops", "rx_missed");
+	assert_null(fc_find(PI ".port0", "drops", "rx_nombuf"));
+	the_app.dev_name = "net_null0";
+	the_app.zero_counters = true;
+	fc_clear_records();
+	assert_int_equal(fc_read_all(), 0);
+	fa_must_find(PI ".port0", "port_info", "net_null0,net_null,B2:5B:35:7B:05:53,0");
+	fa_must_find(PI ".port0", "drops", "rx_nombuf");
+	assert_null(fc_find(PI ".port0", "drops", "rx_missed.rx_q0_errors"));
 }
 
 /*
@@ -2555,6 +2660,18 @@ bad_configurations_refused(void **state)
 			"option 'Discover' belongs in the <Plugin dpdktel_stats> block"},
 		{NULL, "FilePrefix \"x\"", "FilePrefix \"x\" and SocketPath \"/tmp/dtel-plug-"},
 		{"Discover \"yes\"", NULL, "option 'Discover' has the invalid value \"yes\""},
+		{"DiscoverContainers 1", NULL,
+			"option 'DiscoverContainers' has the invalid value 1: expected true or "
+			"false"},
+		{"DiscoverContainers true\nDiscover false", NULL,
+			"DiscoverContainers is true but Discover is false"},
+		{NULL, "DiscoverContainers true",
+			"option 'DiscoverContainers' belongs in the <Plugin dpdktel_stats> block"},
+		{"ContainerLinkDir \"run/links\"", NULL,
+			"option 'ContainerLinkDir' has the invalid value \"run/links\": expected "
+			"an absolute directory path of at most 42 characters"},
+		{"ContainerLinkDir \"/run/a-directory-whose-name-is-far-too-long-for-it\"", NULL,
+			"option 'ContainerLinkDir' has the invalid value"},
 		{"<Instance \"edge1\">\n SocketPath \"/tmp/other.sock\"\n</Instance>", NULL,
 			"a second <Instance \"edge1\">: instance names must be unique"},
 		{"<Instance \"other\">\n SocketPath \"/tmp/dtel-plug-x\"\n</Instance>\n"
@@ -2611,6 +2728,8 @@ every_option_accepted(void **state)
 		"RuntimeDir \"/tmp\"",
 		"RetireAfter 1",
 		"RetireAfter 86400",
+		"DiscoverContainers false",
+		"DiscoverContainers true\nContainerLinkDir \"/run/dpdktel/containers\"",
 		"PortInfoInterval 0",
 		"PortInfoInterval 86400",
 	};
@@ -2777,6 +2896,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(one_counter_request_per_port, setup, teardown),
 		cmocka_unit_test_setup_teardown(stats_where_xstats_do_not_serve, setup, teardown),
 		cmocka_unit_test_setup_teardown(drops_by_reason, setup, teardown),
+		cmocka_unit_test_setup_teardown(queues_counted_stop_at_16, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			drops_driver_learnt_again_for_another_device, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			per_queue_same_identifiers_from_xstats, setup, teardown),
 		cmocka_unit_test_setup_teardown(per_queue_without_xstats_option, setup, teardown),
@@ -2803,6 +2925,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			oversized_reply_blames_its_command, setup, teardown),
 		cmocka_unit_test_setup_teardown(restart_gives_one_warning, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			hidden_pid_restart_seen_by_socket_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(port_list_once_a_second, setup, teardown),
 		cmocka_unit_test_setup_teardown(restart_between_port_lists, setup, teardown),
 		cmocka_unit_test_setup_teardown(

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Shared sessions (telemetry/registry.c, request.c): one connection per socket for the whole
- * process, one request at a time, reconnection with backoff, restart detection by pid.
- * The queue's rules: test_queue.c; costs: test_cost.c; budgets: test_budget.c, test_plan.c.
+ * process, one request at a time, reconnection with backoff, restart detection (by pid, start
+ * time and socket file). The queue's rules: test_queue.c; costs: test_cost.c; budgets:
+ * test_budget.c, test_plan.c.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -396,8 +398,11 @@ h_close_each(struct fake_server *fs, unsigned int c, const char *req, struct fak
 	o->action = FAKE_CLOSE; /* reply, then close */
 }
 
+/* Three reconnects to one socket file of one process: one generation, even after a chmod of the
+ * socket (a new change time: dpdktel-fwd --telemetry-group), where the pid SO_PEERCRED gives
+ * and its start time show the same process. */
 static void
-reconnect_same_pid_keeps_generation(void **state)
+reconnect_same_socket_keeps_generation(void **state)
 {
 	struct fake_config cfg = {.pid = 77, .handler = h_close_each};
 	struct fake_server *fs = fs_start_path(&cfg);
@@ -413,12 +418,56 @@ reconnect_same_pid_keeps_generation(void **state)
 		/* Let the close land first: a close racing a request is a real failure. */
 		while (fs_closed(fs) < i + 1 && test_now_ms() < deadline)
 			usleep(1000);
+		if (i == 0)
+			assert_int_equal(chmod(fs_path(fs), 0770), 0);
 	}
 	dtel_shared_status(sh, &st);
 	assert_int_equal(st.connects, 3);
 	assert_int_equal(st.generation, 1);
+	/* The pid to read /proc with is SO_PEERCRED's (the fake server is this process), not the
+	 * greeting's; its start time comes with it. */
+	assert_int_equal(st.owner_pid, getpid());
+	assert_int_equal(st.greeting.pid, 77);
+	assert_true(st.owner_start != 0);
+	assert_true(st.owner_start == dtel__proc_start_ticks(getpid()));
 	dtel_shared_put(sh);
 	fs_stop(fs);
+}
+
+/*
+ * An application that starts again with the pid it had, as an entrypoint is pid 1 of its own
+ * namespace at every start: the greeting's pid does not change, but the socket file is a new
+ * one (a new inode: the old file is kept linked meanwhile, so that the file system cannot hand
+ * its inode back). A new generation.
+ */
+static void
+new_socket_same_greeting_pid_is_a_restart(void **state)
+{
+	char dir[32], path[128], keep[160];
+	struct fake_config a = {.pid = 1, .handler = h_close_each}, b = {.pid = 1};
+	struct dtel_shared_status st;
+	struct dtel_shared *sh;
+	struct fake_server *fs = start_in_tmpdir(dir, path, sizeof(path), &a, &b, &sh);
+	uint64_t deadline = test_now_ms() + 3000;
+
+	(void)state;
+	assert_int_equal(query_echo(sh, 500), 0);
+	while (fs_closed(fs) < 1 && test_now_ms() < deadline)
+		usleep(1000);
+	snprintf(keep, sizeof(keep), "%s.old", path);
+	assert_int_equal(link(path, keep), 0);
+	fs_stop(fs);
+	fs = fs_start_path(&b);
+	assert_non_null(fs);
+	assert_int_equal(query_echo(sh, 500), 0);
+	dtel_shared_status(sh, &st);
+	assert_int_equal(st.connects, 2);
+	assert_int_equal(st.greeting.pid, 1);
+	assert_int_equal(st.generation, 2);
+	unlink(keep);
+	dtel_shared_put(sh);
+	fs_stop(fs);
+	test_rmdir(dir);
 }
 
 static void
@@ -826,8 +875,9 @@ ungreeted_owner_starts_a_generation(void **state)
 	assert_int_equal(query_echo(sh, 500), 0);
 	dtel_shared_status(sh, &st);
 	assert_int_equal(st.generation, 1);
-	assert_int_equal(st.owner_pid, 100); /* its greeting's */
-	assert_int_equal(st.peer_pid, getpid()); /* the fake server runs in this process */
+	assert_int_equal(st.owner_pid, getpid()); /* SO_PEERCRED's: the fake runs in this process */
+	assert_int_equal(st.peer_pid, getpid());
+	assert_int_equal(st.greeting.pid, 100); /* what it calls itself */
 	fs_stop(fs);
 	child = fork_late_greeter(path, &ready);
 	assert_int_equal(read(ready, &c, 1), 1);
@@ -863,7 +913,8 @@ main(void)
 		cmocka_unit_test(many_stops_at_a_hung_request),
 		cmocka_unit_test(many_and_single_from_threads),
 		cmocka_unit_test(restart_changes_generation),
-		cmocka_unit_test(reconnect_same_pid_keeps_generation),
+		cmocka_unit_test(reconnect_same_socket_keeps_generation),
+		cmocka_unit_test(new_socket_same_greeting_pid_is_a_restart),
 		cmocka_unit_test(absent_socket_reports_enoent),
 		cmocka_unit_test(backoff_limits_connect_attempts),
 		cmocka_unit_test(new_socket_skips_backoff),

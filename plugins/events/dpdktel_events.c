@@ -52,7 +52,63 @@ static const struct events_opts defaults = {
 	.timeout = 0.2,
 	.not_responding_polls = 3,
 	.max_app_load = DTP_MAX_APP_LOAD_DEFAULT,
+	.link_netdev = true,
 };
+
+#define PORT_NETDEV_EXPECT "one or more \"<port id>=<netdev>\" such as \"0=eth3\""
+
+/* PortNetdev "0=eth3" "1=eth4": the netdev of a port where it cannot be told. Port ids are
+ * one application's: <Instance> blocks only. */
+static int
+port_netdev_parse(struct dtp_conf *c, const oconfig_item_t *ci, const char *where, void *field)
+{
+	struct ev_port_netdevs *pn = field;
+	char why[EV_NETDEV_WHY_MAX], vals[256];
+	int errors = c->errors;
+
+	if (where[0] == '\0')
+		dtp_conf_error(c, where,
+			"option 'PortNetdev' belongs in an <Instance \"name\"> block (port ids are "
+			"an application's own); did you forget to add one?");
+	else if (ci->values_num < 1)
+		dtp_conf_error(c, where,
+			"option 'PortNetdev' has the invalid value no value: "
+			"expected " PORT_NETDEV_EXPECT);
+	for (int i = 0; c->errors == errors && i < ci->values_num; i++) {
+		const char *v = ci->values[i].value.string;
+		struct ev_port_netdev e, *nv;
+
+		if (ci->values[i].type != OCONFIG_TYPE_STRING) {
+			dtp_conf_error(c, where,
+				"option 'PortNetdev' has the invalid value %s: "
+				"expected " PORT_NETDEV_EXPECT,
+				dtp_conf_describe(ci, vals, sizeof(vals)));
+		} else if (ev_netdev_parse_spec(v, &e.port, e.ifname, why, sizeof(why)) < 0) {
+			dtp_conf_error(c, where,
+				"option 'PortNetdev' has the invalid value \"%s\": %s", v, why);
+		} else if (ev_port_netdev_of(pn, e.port) != NULL) {
+			dtp_conf_error(c, where,
+				"option 'PortNetdev' names port %u twice (\"%u=%s\" and \"%s\"): "
+				"expected one netdev per port",
+				e.port, e.port, ev_port_netdev_of(pn, e.port), v);
+		} else if ((nv = realloc(pn->v, (pn->n + 1) * sizeof(*nv))) == NULL) {
+			dtp_conf_error(c, where, "out of memory");
+		} else {
+			pn->v = nv;
+			pn->v[pn->n++] = e;
+		}
+	}
+	return c->errors == errors ? 0 : -1;
+}
+
+static void
+port_netdev_free(void *field)
+{
+	struct ev_port_netdevs *pn = field;
+
+	free(pn->v);
+	memset(pn, 0, sizeof(*pn));
+}
 
 #define OPT(...) DTP_OPT(events_opts, __VA_ARGS__)
 #define BOOL_OPT(...) DTP_BOOL_OPT(events_opts, __VA_ARGS__)
@@ -76,6 +132,10 @@ static const struct dtp_option options[] = {
 	OPT("NotRespondingPolls", DTP_OPT_UINT, not_responding_polls, 1, 1000,
 		"a number of unanswered polls from 1 to 1000"),
 	DTP_MAX_APP_LOAD_OPT(events_opts),
+	BOOL_OPT("LinkNetdev", link_netdev),
+	{"PortNetdev", DTP_OPT_CUSTOM, offsetof(struct events_opts, port_netdev),
+		sizeof(struct ev_port_netdevs), DTP_OPT_INSTANCE, 0, 0, PORT_NETDEV_EXPECT,
+		port_netdev_parse, port_netdev_free},
 };
 
 struct dtp_conf ev_conf;

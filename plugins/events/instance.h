@@ -12,6 +12,7 @@
 
 #include "common/dtp.h"
 #include "machines.h"
+#include "netdev.h"
 
 #define PLUGIN "dpdktel_events"
 #define LOG(level, ...) DTP_LOG(level, PLUGIN, __VA_ARGS__)
@@ -28,6 +29,8 @@ struct events_opts {
 	double timeout;
 	unsigned int not_responding_polls;
 	double max_app_load; /* percent of one core, both plugins together */
+	bool link_netdev; /* LinkNetdev: links from the kernel netdev of ports that have one */
+	struct ev_port_netdevs port_netdev; /* PortNetdev, in <Instance> blocks only */
 };
 
 /* Runtime state ------------------------------------------------------------------------- */

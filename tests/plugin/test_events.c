@@ -1224,6 +1224,63 @@ bad_configurations_refused(void **state)
 	}
 }
 
+/* PortNetdev: each bad value named with the option, the value and what is expected, in an
+ * <Instance> block or out of one; good values (and LinkNetdev) start the plugin. */
+static void
+port_netdev_option(void **state)
+{
+	static const char *const cases[][3] = {
+		{"", " PortNetdev \"eth3\"",
+			"option 'PortNetdev' has the invalid value \"eth3\": expected \"<port "
+			"id>=<netdev>\" such as \"0=eth3\""},
+		{"", " PortNetdev \"70000=eth3\"",
+			"option 'PortNetdev' has the invalid value \"70000=eth3\": the port id is "
+			"above 65535"},
+		{"", " PortNetdev \"0=a/b\"",
+			"\"0=a/b\": 'a/b' is not a netdev name: expected 1 to 15 characters"},
+		{"", " PortNetdev 3",
+			"option 'PortNetdev' has the invalid value 3: expected one "
+			"or more \"<port id>=<netdev>\""},
+		{"", " PortNetdev", "option 'PortNetdev' has the invalid value no value"},
+		{"", " PortNetdev \"0=eth3\"\n PortNetdev \"1=eth4\" \"0=eth5\"",
+			"option 'PortNetdev' names port 0 twice (\"0=eth3\" and \"0=eth5\")"},
+		{"PortNetdev \"0=eth3\"", "",
+			"option 'PortNetdev' belongs in an <Instance \"name\"> block (port ids are "
+			"an application's own); did you forget to add one?"},
+		{"LinkNetdev \"yes\"", "",
+			"option 'LinkNetdev' has the invalid value \"yes\": expected true or "
+			"false"},
+	};
+	char text[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fc_reset();
+		fc_load(module_register);
+		snprintf(text, sizeof(text),
+			"%s\n<Instance \"edge1\">\n SocketPath \"%s\"\n%s\n</Instance>",
+			cases[i][0], path, cases[i][1]);
+		assert_int_equal(fc_configure("dpdktel_events", text), 0);
+		if (fc_init() == 0 || fc_logs_matching(cases[i][2]) != 1) {
+			fc_dump_logs();
+			fail_msg("case %zu: no refusal with \"%s\"", i, cases[i][2]);
+		}
+		fc_shutdown();
+	}
+	fc_reset();
+	fc_load(module_register);
+	snprintf(text, sizeof(text),
+		"LinkNetdev false\n<Instance \"edge1\">\n SocketPath \"%s\"\n LinkNetdev true\n"
+		" PortNetdev \"0=eth3\" \"1=eth3\"\n PortNetdev \"65535=veth-a.100\"\n</Instance>",
+		path);
+	assert_int_equal(fc_configure("dpdktel_events", text), 0);
+	if (fc_init() != 0) {
+		fc_dump_logs();
+		fail_msg("a good PortNetdev was refused");
+	}
+	fc_shutdown();
+}
+
 static void
 set_frozen(void *arg)
 {
@@ -2107,6 +2164,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			nothing_dispatched_before_the_first_poll, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_configurations_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(port_netdev_option, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			short_flap_window_one_error_per_block, setup, teardown),
 		cmocka_unit_test_setup_teardown(clashing_names_made_unique, setup, teardown),

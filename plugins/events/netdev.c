@@ -423,7 +423,7 @@ drain(struct ev_netdev *nd)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			return 0;
-		if ((n < 0 && errno == ENOBUFS) || n > RECV_BUF) {
+		if ((n < 0 && errno == ENOBUFS) || (n > 0 && (size_t)n > RECV_BUF)) {
 			/* Events were lost (or one cut short): read every link again. */
 			int r = 0;
 

@@ -26,6 +26,9 @@
  *   notify.c          the notifications' texts and meta data
  *   publish.c         the snapshot the read callback dispatches, and when values go out
  *   machines.h, link.c, lcore.c  the state machines: pure, unit-tested row by row
+ *   netdev.h          the kernel netdev as a link source (rtnetlink), no collectd in it:
+ *                     netdev.c the socket in the application's network namespace, netlink.c
+ *                     its messages, netdev_map.c which netdev backs a port
  * Shared with dpdktel_stats: plugins/common/ (dtp.h).
  */
 #include <errno.h>

@@ -51,56 +51,51 @@ def flip(ctl, iface, w, port, app=None, telemetry_follows=True):
 
 
 def test_collectd_netns(build_dir):
+    """af_packet and net_tap by iface=, a net_tap without it by its MAC address, a PortNetdev
+    first (and one naming nothing said so), net_null without a netdev."""
     tap = netdev.ifname('tp')
+    vdevs = ['net_af_packet0,iface={}', f'net_tap0,iface={tap}', 'net_tap1', 'net_null0']
     with netdev.Veth() as v, \
-            netdev.testpmd([f'net_af_packet0,iface={v.app}', f'net_tap0,iface={tap}', 'net_null0'],
-                           slow=SLOW, build_dir=build_dir) as app, \
+            netdev.testpmd([vdevs[0].format(v.app)] + vdevs[1:], slow=SLOW,
+                           build_dir=build_dir) as app, \
             netdev.Watch(build_dir, app.socket) as w, linkctl.Client() as ctl:
         assert w.netns == 'same'
+        own_tap = w.ports[2].get('netdev', '')  # net_tap names it dtap<N> itself
         assert w.ports == {
             0: {'name': 'net_af_packet0', 'netdev': v.app, 'by': 'iface',
                 'only_signal': not AF_PACKET_FOLLOWS, 'carrier': 1},
             1: {'name': 'net_tap0', 'netdev': tap, 'by': 'iface', 'only_signal': False,
                 'carrier': 1},
-            2: {'name': 'net_null0', 'none': 'net_null0 has no kernel netdev'},
+            2: {'name': 'net_tap1', 'netdev': own_tap, 'by': 'mac', 'only_signal': False,
+                'carrier': 1},
+            3: {'name': 'net_null0', 'none': 'net_null0 has no kernel netdev'},
         }
+        assert own_tap.startswith('dtap')
         # af_packet: the peer goes down, the carrier of the port's interface follows.
         flip(ctl, v.peer, w, 0, app, telemetry_follows=AF_PACKET_FOLLOWS)
         flip(ctl, tap, w, 1, app)
         assert len(w.events) == 4
+        with netdev.Watch(build_dir, app.socket, [f'1={own_tap}', '3=nope0']) as op:
+            assert (op.ports[1]['netdev'], op.ports[1]['by']) == (own_tap, 'operator')
+            assert op.ports[3]['none'] == ("PortNetdev 'nope0': no such netdev in the "
+                                           "application's network namespace")
 
 
 def test_application_in_its_own_netns(build_dir, netns):
+    """The netlink socket opened in the application's namespace; and why it is not used
+    where that cannot be done."""
     tap = netdev.ifname('tp')
     with netdev.Veth(app_ns=netns) as v, \
             netdev.testpmd([f'net_af_packet0,iface={v.app}', f'net_tap0,iface={tap}'],
-                           ns=netns, slow=SLOW, build_dir=build_dir) as app, \
-            netdev.Watch(build_dir, app.socket) as w, \
-            linkctl.Client() as host, linkctl.Client(netns) as inside:
-        assert w.netns == 'other'
-        assert (w.ports[0]['netdev'], w.ports[0]['by']) == (v.app, 'iface')
-        assert (w.ports[1]['netdev'], w.ports[1]['by']) == (tap, 'iface')
-        # The veth's peer stays on the host: a container's link taken down from outside.
-        flip(host, v.peer, w, 0, app, telemetry_follows=AF_PACKET_FOLLOWS)
-        flip(inside, tap, w, 1, app)
-
-
-def test_mapped_by_mac_and_by_operator(build_dir):
-    """Without iface= (net_tap names its own netdev dtap<N>) the MAC address finds it; a
-    PortNetdev goes first, and one naming nothing says so."""
-    with netdev.testpmd(['net_tap0', 'net_tap1'], build_dir=build_dir) as app:
-        with netdev.Watch(build_dir, app.socket) as w:
-            assert [w.ports[p]['by'] for p in (0, 1)] == ['mac', 'mac']
-            taps = [w.ports[p]['netdev'] for p in (0, 1)]
-            assert all(t.startswith('dtap') for t in taps) and taps[0] != taps[1]
-        with netdev.Watch(build_dir, app.socket, [f'0={taps[1]}', '1=nope0']) as w:
-            assert (w.ports[0]['netdev'], w.ports[0]['by']) == (taps[1], 'operator')
-            assert w.ports[1]['none'] == ("PortNetdev 'nope0': no such netdev in the "
-                                          "application's network namespace")
-
-
-def test_why_not_used(build_dir, netns):
-    with netdev.testpmd([f'net_tap0,iface={netdev.ifname("tp")}'], ns=netns) as app:
+                           ns=netns, slow=SLOW, build_dir=build_dir) as app:
+        with netdev.Watch(build_dir, app.socket) as w, \
+                linkctl.Client() as host, linkctl.Client(netns) as inside:
+            assert w.netns == 'other'
+            assert (w.ports[0]['netdev'], w.ports[0]['by']) == (v.app, 'iface')
+            assert (w.ports[1]['netdev'], w.ports[1]['by']) == (tap, 'iface')
+            # The veth's peer stays on the host: a container's link taken down from outside.
+            flip(host, v.peer, w, 0, app, telemetry_follows=AF_PACKET_FOLLOWS)
+            flip(inside, tap, w, 1, app)
         # Entering another namespace takes CAP_SYS_ADMIN: setpriv drops it (root's uid stays).
         drop = ['setpriv', '--inh-caps=-sys_admin', '--bounding-set=-sys_admin']
         with netdev.Watch(build_dir, app.socket, argv_prefix=drop) as w:

@@ -299,7 +299,13 @@ struct dtel_request {
 	 * fewer when replies are slow, so that a poll never waits behind more than about half
 	 * a millisecond of our own requests, or one of them. */
 	unsigned int window;
-	uint64_t service_ns; /**< out: the application's time on the requests answered */
+	/** Optional, the caller's: room for one entry per request; each gets its request's
+	 * service time (ns, from when the application could start on it to its reply), 0 for
+	 * one not answered. Per-request costs, for a caller that plans per request. */
+	uint64_t *sample_ns;
+	uint64_t service_ns; /**< out: what the turns of these requests cost the application
+				(cost.c: the larger of their service times and the CPU time of
+				its thread that serves us, where /proc shows it) */
 	uint64_t queued_ns; /**< out: time spent waiting for our own earlier requests */
 	unsigned int queued; /**< out: waits for our own earlier requests (a batch may wait
 			       several times: it yields to polls between its requests) */
@@ -363,50 +369,143 @@ void dtel_shared_poll_end(struct dtel_shared *shared);
 void dtel_shared_status(struct dtel_shared *shared, struct dtel_shared_status *ret_status);
 
 /* ------------------------------------------------------------------------------------------
- * The load we put on an application, and its budget
+ * The load we put on an application, and its budgets
  *
- * Every request's service time (what the application spent on it, measured from when it
- * could start on the request to its reply) is added up per shared session. Periodic work
- * (an events plugin's link poll, a stats plugin's read) registers a class and, after each
- * round, asks what interval keeps the load of all classes of the session within a budget:
- * each class gets what it wants when that is less than an equal share, the others share the
- * rest equally (max-min fairness), and the smallest budget among the classes is the one in
- * force. For a driver that spins while it waits (i40e/ice polling their firmware), the
- * service time is the telemetry thread's CPU; for one that sleeps (mlx5 in an ioctl), an
- * upper bound of it.
+ * What each turn of our requests costs the application (the larger of the requests' service
+ * times, from when the application could start on a request to its reply, and the CPU time
+ * of its thread that serves our connection where /proc shows it) is added up per shared
+ * session and priority. Periodic work registers a class of its priority and, as it goes,
+ * tells what it wants (its demand: the fraction of one core its work would cost at the rate
+ * it wants); it is granted a share of its priority's budget. Polls and reads have budgets of
+ * their own: the polls never give theirs up to the reads. Within a priority, a class that
+ * wants less than an equal share gets it, and the others share the rest equally (max-min
+ * fairness). A cap on everything may be set too: the polls get at most the cap, the reads
+ * what the polls leave of it.
  */
 
 struct dtel_shared_class;
 
-/** The load of a shared session. */
+/** The load of a shared session, fractions of one core. */
 struct dtel_shared_load {
-	double measured; /**< service time of the last 10 whole seconds, per second */
-	double planned; /**< what the classes' rounds cost at the intervals they were given */
-	double budget; /**< the smallest budget among the classes, 0 without classes */
+	double measured; /**< what our requests cost over the last 10 whole seconds, per second */
+	double measured_prio[2]; /**< the same, by priority (DTEL_PRIO_READ, DTEL_PRIO_POLL) */
+	double planned; /**< what the classes were granted, together */
+	/** The budget in force for everything: the cap where one is set, else the budgets of
+	 * the priorities that have classes, added; 0: none (a priority without a budget). */
+	double budget;
+	double budget_prio[2]; /**< each priority's budget in force (the cap included), 0: none */
 };
 
 /** The load of @shared now. */
 void dtel_shared_load(struct dtel_shared *shared, struct dtel_shared_load *ret_load);
 
 /**
- * A class of periodic work on @shared, until dtel_shared_class_free() (before the last
- * dtel_shared_put() of the caller's reference). Errors: -EINVAL, -ENOMEM.
+ * What a command costs the application by its learnt service times (the least of its last
+ * ones: a reply that did not also wait for a CPU), in ns, for a request of it ("/cmd" or
+ * "/cmd,params": the command's). -ENOENT while none of its replies came yet, -EINVAL.
  */
-int dtel_shared_class_new(struct dtel_shared *shared, struct dtel_shared_class **ret_class);
+int dtel_shared_cost(struct dtel_shared *shared, const char *cmd, uint64_t *ret_ns);
+
+/**
+ * A class of periodic work of priority @prio on @shared, until dtel_shared_class_free()
+ * (before the last dtel_shared_put() of the caller's reference). It has no budget until
+ * dtel_shared_class_budget(). Errors: -EINVAL, -ENOMEM.
+ */
+int dtel_shared_class_new(
+	struct dtel_shared *shared, enum dtel_prio prio, struct dtel_shared_class **ret_class);
 /** Remove a class from its session and free it. Accepts NULL. */
 void dtel_shared_class_free(struct dtel_shared_class *cls);
 
 /**
- * A round of @cls cost the application @round_ns of service time (0: no new round; the cost
- * is smoothed over rounds); it wants to run every @want_ns with a budget of @budget (a
- * fraction of one core, > 0). Returns the interval in ns to run it at: @want_ns, or longer
- * when the classes of the session together would exceed the budget (not before its third
- * round: an application's first replies are cold). A round's cost is the CPU time the
- * application's serving thread used for it, where /proc shows that thread.
- * Thread-safe.
+ * The budgets a class brings (fractions of one core): @budget for its priority (0: none;
+ * where the classes of a priority differ, the smallest holds, and 0 from any means none),
+ * @cap on everything of the session (< 0: not set; 0: no budget at all, for every class of
+ * the session, whichever set it; where several set one, the smallest). Thread-safe.
  */
-uint64_t dtel_shared_class_plan(
-	struct dtel_shared_class *cls, uint64_t round_ns, uint64_t want_ns, double budget);
+void dtel_shared_class_budget(struct dtel_shared_class *cls, double budget, double cap);
+
+/**
+ * The class wants @demand (the fraction of one core its work would cost at the rate it
+ * wants). Returns the fraction it may use: @demand where the budgets allow it, else its share
+ * (see above). Thread-safe.
+ */
+double dtel_shared_class_grant(struct dtel_shared_class *cls, double demand);
+
+/**
+ * For a class whose work comes in rounds: a round cost the application @round_ns (0: no new
+ * round; the cost is smoothed over rounds), and it wants to run every @want_ns. Returns the
+ * interval in ns to run it at: @want_ns, or longer as the class's grant requires (not before
+ * its third round: an application's first replies are cold). Thread-safe.
+ */
+uint64_t dtel_shared_class_plan(struct dtel_shared_class *cls, uint64_t round_ns, uint64_t want_ns);
+
+/* ------------------------------------------------------------------------------------------
+ * Budget arithmetic: pure functions (no I/O, no clock), for the plugins' schedules
+ */
+
+/**
+ * Max-min fair shares of @budget (<= 0: none, each gets its demand) among @n demands
+ * (fractions of one core): each that wants less than an equal share of what is left gets it,
+ * the others share the rest equally. Writes ret_alloc[0..n).
+ */
+void dtel_plan_share(const double *demand, size_t n, double budget, double *ret_alloc);
+
+/** A port in a link poll plan. */
+struct dtel_plan_port {
+	uint64_t cost_ns; /**< what one link request of the port costs, 0: not known yet */
+	bool down; /**< its link is down: polled every down_ns at the most */
+	bool quiet; /**< its changes are told otherwise (its kernel netdev): every quiet_ns */
+	uint64_t period_ns; /**< out: how often to poll it */
+};
+
+/** The cadences of a link poll plan (ns). */
+struct dtel_plan_links {
+	uint64_t want_ns; /**< the shortest period of any port (PollInterval) */
+	uint64_t down_ns; /**< the shortest of a port whose link is down */
+	uint64_t quiet_ns; /**< the shortest of a quiet port */
+	uint64_t fixed_ns; /**< what each link poll asks besides the ports (/ethdev/list) */
+};
+
+/** What polling @ports at their shortest periods costs, fraction of one core. */
+double dtel_plan_links_demand(
+	const struct dtel_plan_port *ports, size_t n, const struct dtel_plan_links *o);
+
+/**
+ * Each port's period (period_ns) within @grant (fraction of one core; <= 0: none): its
+ * shortest when everything fits; else max-min by load: a port that costs less than an equal
+ * share of what is left keeps its shortest period, the others share the rest equally and are
+ * polled every cost / share. 0, or -EINVAL (want_ns 0), -ENOMEM.
+ */
+int dtel_plan_links(
+	struct dtel_plan_port *ports, size_t n, const struct dtel_plan_links *o, double grant);
+
+/** What a stats read costs (ns), for dtel_plan_reads(). */
+struct dtel_plan_reads {
+	uint64_t want_ns; /**< the interval wanted (collectd's) */
+	uint64_t basic_ns; /**< a read without extended counters (everything but them) */
+	uint64_t extra_ns; /**< the extended counters of every port, beyond basic_ns */
+	uint64_t basic_bound_ns; /**< how old basic counters should get at the most */
+	uint64_t xstats_bound_ns; /**< how old extended counters should get at the most */
+};
+
+/** How to read. */
+struct dtel_read_plan {
+	uint64_t interval_ns; /**< between two reads */
+	unsigned int xstats_every; /**< each port's extended counters every this many reads */
+};
+
+/** What reading everything every want_ns costs, fraction of one core. */
+double dtel_plan_reads_demand(const struct dtel_plan_reads *o);
+
+/**
+ * How to read within @grant (fraction of one core; <= 0: none): everything at every read
+ * when it fits; else the basic counters at every want_ns and the extended ones every k-th
+ * read as the rest allows, while that keeps them within xstats_bound_ns; else the extended
+ * ones at their bound and the reads as often as the rest allows, while that keeps the basic
+ * counters within basic_bound_ns; else, when no plan keeps both bounds, half the grant each.
+ * With extra_ns 0, the reads stretch.
+ */
+void dtel_plan_reads(const struct dtel_plan_reads *o, double grant, struct dtel_read_plan *ret);
 
 /* ------------------------------------------------------------------------------------------
  * Parsers: pure functions from a reply to plain structs (no I/O)

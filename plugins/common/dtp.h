@@ -96,13 +96,16 @@ struct dtp_option {
 #define DTP_TIMEOUT_OPT(st)                                         \
 	DTP_OPT(st, "Timeout", DTP_OPT_SECONDS, timeout, 0.001, 60, \
 		"seconds for one request, more than 0 and at most 60")
-/** MaxAppLoad's default: percent of one core for both plugins together on an application. */
-#define DTP_MAX_APP_LOAD_DEFAULT 1.0
-#define DTP_MAX_APP_LOAD_OPT(st)                                                          \
-	DTP_OPT(st, "MaxAppLoad", DTP_OPT_NUMBER, max_app_load, 0, 50,                    \
-		"a percentage of one core from 0.01 to 50 (0: no budget): the most time " \
-		"the application's telemetry thread may spend answering both dpdktel "    \
-		"plugins")
+/** PollLoad's and ReadLoad's default: percent of one core for the polls of dpdktel_events,
+ * and as much again for the reads of dpdktel_stats, on an application. */
+#define DTP_LOAD_DEFAULT 1.0
+/** MaxAppLoad's default: not set (-1). */
+#define DTP_MAX_APP_LOAD_UNSET (-1.0)
+#define DTP_MAX_APP_LOAD_OPT(st)                                                                 \
+	DTP_OPT(st, "MaxAppLoad", DTP_OPT_NUMBER, max_app_load, 0, 50,                           \
+		"a percentage of one core from 0.01 to 50, or 0 for no budget at all: the most " \
+		"time the application's telemetry thread may spend answering both dpdktel "      \
+		"plugins together")
 #define DTP_PORTS_OPT(st)                                \
 	DTP_OPT(st, "Ports", DTP_OPT_PORTS, ports, 0, 0, \
 		"\"all\" or a list of port ids below 1024 such as \"0-3,8\"")
@@ -291,6 +294,10 @@ int dtp_query(struct dtp_target *t, const char *cmd, struct dtel_reply *ret);
  */
 int dtp_query_many(struct dtp_target *t, const char *const *cmds, size_t n, struct dtel_reply *ret,
 	int *ret_results);
+/** dtp_query_many(), and each request's service time into ret_sample_ns[i] (n entries; 0
+ * for one not answered), for a caller that learns what each request costs. */
+int dtp_query_many_timed(struct dtp_target *t, const char *const *cmds, size_t n,
+	struct dtel_reply *ret, int *ret_results, uint64_t *ret_sample_ns);
 
 /**
  * A reply that arrived but cannot be used (@err: -EPROTO from a parser: cut or malformed
@@ -621,38 +628,8 @@ struct dtp_meta {
  */
 int dtp_dispatch_health(const struct dtp_id *id, const struct dtp_target *t);
 
-/* The load budget (MaxAppLoad) --------------------------------------------------------------- */
-
-/**
- * One kind of periodic work of a plugin instance on its application (the events plugin's
- * link poll, its lcore poll, its liveness poll; the stats plugin's read), registered with
- * the application's shared session, which shares the budget between all of them
- * (dtel_shared_class_plan()). Used by one thread at a time.
- */
-struct dtp_budget {
-	struct dtel_shared_class *cls;
-	const struct dtp_target *t;
-	const char *what; /* "link poll", for the log lines */
-	uint64_t interval_ns; /* in force; 0 until the first plan */
-	uint64_t round_ns; /* what the last round cost the application */
-	bool stretched; /* announced */
-	uint64_t change_since_ms; /* since when it is no longer what was announced, 0: it is */
-};
-
-/** Register @b for @t's application. 0 or -errno. */
-int dtp_budget_init(struct dtp_budget *b, const struct dtp_target *t, const char *what);
-/** Unregister. Accepts a zeroed budget. */
-void dtp_budget_fini(struct dtp_budget *b);
-
-/**
- * After a round that cost the application @round_ns (0: none ran), the interval to run the
- * next at: @want_ns, or longer when all the work of both plugins on this application would
- * cost more than @max_load_pct percent of one core (0: no budget, always @want_ns). Logs one INFO
- * line when the interval has stayed at 1.5 times @want_ns or more for ten @want_ns (at least 1 s,
- * at most 10 s), and one when it has stayed within 1.1 times for as long.
- */
-uint64_t dtp_budget_plan(
-	struct dtp_budget *b, uint64_t round_ns, uint64_t want_ns, double max_load_pct);
+/* The load budgets (PollLoad, ReadLoad, MaxAppLoad): budget.h */
+#include "budget.h"
 
 /**
  * The interval for the values of the next dispatches of this thread (0: collectd's, the

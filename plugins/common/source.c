@@ -130,6 +130,33 @@ dtp_eal_usage(
 	return ret;
 }
 
+/* app_load: what both plugins cost the application, in all and by kind (percent of one core),
+ * and the budgets in force (none is dispatched where there is none). */
+static void
+dispatch_load(const struct dtp_id *id, const struct dtp_target *t)
+{
+	static const char *const measured[] = {"reads", "polls"},
+				 *const budget[] = {"reads_budget", "polls_budget"};
+	struct dtel_shared_load load;
+	double v;
+
+	dtel_shared_load(t->sh, &load);
+	v = load.measured * 100;
+	dtp_gauge(id, "app_load", NULL, &v, 1);
+	if (load.budget > 0) {
+		v = load.budget * 100;
+		dtp_gauge(id, "app_load", "budget", &v, 1);
+	}
+	for (int p = DTEL_PRIO_READ; p <= DTEL_PRIO_POLL; p++) {
+		v = load.measured_prio[p] * 100;
+		dtp_gauge(id, "app_load", measured[p], &v, 1);
+		if (load.budget_prio[p] > 0) {
+			v = load.budget_prio[p] * 100;
+			dtp_gauge(id, "app_load", budget[p], &v, 1);
+		}
+	}
+}
+
 int
 dtp_dispatch_health(const struct dtp_id *id, const struct dtp_target *t)
 {
@@ -138,17 +165,10 @@ dtp_dispatch_health(const struct dtp_id *id, const struct dtp_target *t)
 	const uint64_t counts[] = {
 		t->sent, t->failed, t->discarded, t->invalid, t->truncated, t->queued, t->deferred};
 	double up = t->up ? 1 : 0;
-	struct dtel_shared_load load;
 	int refused = 0;
 
 	dtp_gauge(id, "up", NULL, &up, 1);
-	dtel_shared_load(t->sh, &load);
-	load.measured *= 100;
-	dtp_gauge(id, "app_load", NULL, &load.measured, 1);
-	if (load.budget > 0) {
-		load.budget *= 100;
-		dtp_gauge(id, "app_load", "budget", &load.budget, 1);
-	}
+	dispatch_load(id, t);
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		refused += dtp_derive(id, "telemetry_requests", kinds[i], &counts[i], 1) == -ERANGE;
 	refused += dtp_derive(id, "reconnects", NULL, &t->reconnects, 1) == -ERANGE;

@@ -234,8 +234,18 @@ int
 dtp_query_many(struct dtp_target *t, const char *const *cmds, size_t n, struct dtel_reply *ret,
 	int *ret_results)
 {
+	return dtp_query_many_timed(t, cmds, n, ret, ret_results, NULL);
+}
+
+int
+dtp_query_many_timed(struct dtp_target *t, const char *const *cmds, size_t n,
+	struct dtel_reply *ret, int *ret_results, uint64_t *ret_sample_ns)
+{
 	struct dtel_request rq = request_of(t, DTP_QUERY_WINDOW);
-	int r = dtel_shared_request_many(t->sh, &rq, cmds, n, ret, ret_results);
+	int r;
+
+	rq.sample_ns = ret_sample_ns;
+	r = dtel_shared_request_many(t->sh, &rq, cmds, n, ret, ret_results);
 
 	took(t, &rq);
 	if (n == 0)

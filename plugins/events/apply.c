@@ -140,4 +140,9 @@ ev_forget_state(struct ev_instance *ei)
 	ei->have_caps = false;
 	ei->usage_lcores = false;
 	ei->main_stalled = false;
+	/* Its links' costs are the new process's to show (it may have LSC where the old had
+	 * not), and so is the warning about slow ones. */
+	ei->nsched = 0;
+	ei->link_overhead = 0;
+	ei->warned_slow = false;
 }

@@ -33,6 +33,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,9 @@ static const struct events_opts defaults = {
 	.stall_threshold = 0,
 	.timeout = 0.2,
 	.not_responding_polls = 3,
-	.max_app_load = DTP_MAX_APP_LOAD_DEFAULT,
+	.poll_load = DTP_LOAD_DEFAULT,
+	.max_app_load = DTP_MAX_APP_LOAD_UNSET,
+	.down_poll_interval = 3,
 	.link_netdev = true,
 };
 
@@ -134,7 +137,13 @@ static const struct dtp_option options[] = {
 	DTP_TIMEOUT_OPT(events_opts),
 	OPT("NotRespondingPolls", DTP_OPT_UINT, not_responding_polls, 1, 1000,
 		"a number of unanswered polls from 1 to 1000"),
+	OPT("PollLoad", DTP_OPT_NUMBER, poll_load, 0, 50,
+		"a percentage of one core from 0.01 to 50, or 0 for no budget: the most time the "
+		"application's telemetry thread may spend answering this plugin's polls"),
 	DTP_MAX_APP_LOAD_OPT(events_opts),
+	OPT("DownPollInterval", DTP_OPT_SECONDS, down_poll_interval, 0.001, 3600,
+		"seconds between two polls of a port whose link is down, more than 0 and at most "
+		"3600"),
 	BOOL_OPT("LinkNetdev", link_netdev),
 	{"PortNetdev", DTP_OPT_CUSTOM, offsetof(struct events_opts, port_netdev),
 		sizeof(struct ev_port_netdevs), DTP_OPT_INSTANCE, 0, 0, PORT_NETDEV_EXPECT,
@@ -173,7 +182,7 @@ events_config(oconfig_item_t *ci)
 
 static const char *const types[] = {"link_status", "link_speed", "link_changes", "link_flapping",
 	"lcore_state", "heartbeat_age", "stalls", "percent", "up", "not_responding", "restarts",
-	"telemetry_requests", "app_load", "poll_interval"};
+	"telemetry_requests", "app_load", "poll_interval", "detection_bound"};
 
 /* PollInterval must leave room for a request that times out. */
 static int
@@ -215,6 +224,8 @@ events_init(void)
 	if (!dtp_types_defined(
 		    PLUGIN, types, sizeof(types) / sizeof(types[0]), "docs/dpdktel_events.md"))
 		return -1;
+	dtp_say_max_app_load(PLUGIN,
+		dtp_conf_max_app_load(&ev_conf, offsetof(struct events_opts, max_app_load)));
 	for (size_t i = 0; i < ev_conf.ninst; i++)
 		if (ev_instance_start(ev_conf.inst[i].name, ev_conf.inst[i].socket_path,
 			    ev_conf.inst[i].opts, false) < 0)

@@ -29,6 +29,8 @@ ev_instance_free(struct ev_instance *ei)
 	dtp_target_fini(&ei->t);
 	ev_forget_state(ei);
 	free(ei->link_ids);
+	free(ei->sched);
+	free(ei->snap.sched);
 	pthread_mutex_destroy(&ei->lock);
 	pthread_mutex_destroy(&ei->dispatch_lock);
 	pthread_cond_destroy(&ei->wake);
@@ -47,7 +49,8 @@ budgets_init(struct ev_instance *ei)
 	static const char *const what[POLL_KINDS] = {"link poll", "lcore poll", "liveness poll"};
 
 	for (int k = 0; k < POLL_KINDS; k++)
-		if (dtp_budget_init(&ei->budget[k], &ei->t, what[k]) < 0)
+		if (dtp_budget_init(&ei->budget[k], &ei->t, what[k], ei->o->poll_load,
+			    ei->o->max_app_load) < 0)
 			return -1;
 	return 0;
 }
@@ -75,10 +78,11 @@ ev_instance_start(const char *name, const char *path, const struct events_opts *
 		.flap_threshold = o->flap_threshold,
 		.report_initial = o->initial_state,
 	};
-	if (dtp_target_init(&ei->t, PLUGIN, name, path, (int)(o->timeout * 1000 + 0.5)) < 0 ||
-		budgets_init(ei) < 0)
+	if (dtp_target_init(&ei->t, PLUGIN, name, path, (int)(o->timeout * 1000 + 0.5)) < 0)
 		goto fail;
-	ei->t.prio = DTEL_PRIO_POLL;
+	ei->t.prio = DTEL_PRIO_POLL; /* before its budget classes: polls */
+	if (budgets_init(ei) < 0)
+		goto fail;
 	ret = dtp_instances_add(&ev_instances, ei, &ei->t, discovered);
 	if (ret == -EEXIST) {
 		LOG(LOG_ERR, "instance '%s' (%s): another instance has that name", name, path);

@@ -28,7 +28,9 @@ struct events_opts {
 	double stall_threshold; /* 0: the application's own (/fwd/info stall_ms), else 0.1 s */
 	double timeout;
 	unsigned int not_responding_polls;
-	double max_app_load; /* percent of one core, both plugins together */
+	double poll_load; /* PollLoad: percent of one core for this plugin's polls, 0: none */
+	double max_app_load; /* MaxAppLoad: both plugins together, < 0: not set, 0: none */
+	double down_poll_interval; /* a down port's link, at most this often (seconds) */
 	bool link_netdev; /* LinkNetdev: links from the kernel netdev of ports that have one */
 	struct ev_port_netdevs port_netdev; /* PortNetdev, in <Instance> blocks only */
 };
@@ -52,9 +54,27 @@ struct snapshot {
 	struct events_lcore *lcores;
 	size_t nlcores;
 	double link_interval, lcore_interval; /* in force, seconds; 0: not polled */
+	struct link_sched *sched; /* copies, for each port's poll_interval and detection_bound */
+	size_t nsched;
+	double fwd_link_bound; /* links from /fwd/ports: the detection bound of every port, s */
 };
 
-/* The kinds of poll, each run at its own interval within the budget (MaxAppLoad). */
+/* Link requests of a port whose service times are kept (link_sched). */
+#define LINK_SAMPLES 8
+
+/* When a port's link is due (schedule.c), where links are read port by port. */
+struct link_sched {
+	unsigned int id; /* port id; first: dtp_slot() */
+	uint64_t next_ms; /* due then (0: at once) */
+	uint64_t polled_ms; /* last asked, 0: never */
+	uint64_t period_ns; /* in force, 0: not planned yet (PollInterval) */
+	uint32_t samples[LINK_SAMPLES]; /* service times of its last link requests (ns) */
+	unsigned int n, next;
+	bool quiet; /* its kernel netdev tells its changes: a slow cross-check only */
+	bool spread; /* its stretched period was given a phase of its own */
+};
+
+/* The kinds of poll, each run at its own interval within the budget (PollLoad). */
 enum poll_kind { POLL_LINKS, POLL_LCORES, POLL_ALIVE, POLL_KINDS };
 
 struct ev_instance {
@@ -112,6 +132,14 @@ struct ev_instance {
 	 * the next poll asks their links together with the list. */
 	uint16_t *link_ids;
 	size_t nlink_ids;
+	/* Where links are read port by port: each port's schedule (schedule.c), and what the
+	 * link polls' turns cost against the service times of their requests (>= 1). */
+	struct link_sched *sched;
+	size_t nsched;
+	double link_overhead;
+	bool warned_slow; /* the ports too slow to poll within a second were logged */
+	bool links_from_fwd; /* the last link poll read /fwd/ports */
+	uint64_t fwd_link_poll_ms; /* /fwd/info link_poll_ms: how often the forwarder checks */
 };
 
 /* What /fwd/info says of the forwarder's own thresholds and its main lcore. */
@@ -189,6 +217,14 @@ bool ev_listed(const struct reading *rd, unsigned int port);
 void ev_apply_links(struct ev_instance *ei, const struct reading *rd, uint64_t t);
 void ev_apply_lcores(struct ev_instance *ei, const struct reading *rd, uint64_t t);
 void ev_forget_state(struct ev_instance *ei);
+
+/* schedule.c */
+struct link_sched *ev_sched_slot(struct ev_instance *ei, unsigned int port);
+bool ev_sched_due(const struct ev_instance *ei, unsigned int port, uint64_t t);
+void ev_sched_polled(struct ev_instance *ei, unsigned int port, uint64_t t, uint64_t sample_ns);
+void ev_sched_overhead(struct ev_instance *ei, uint64_t turn_ns, uint64_t samples_ns);
+uint64_t ev_sched_plan(struct ev_instance *ei);
+double ev_sched_bound(const struct ev_instance *ei, const struct link_sched *s);
 
 /* poll.c */
 void *ev_poll_thread(void *arg);

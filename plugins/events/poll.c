@@ -13,19 +13,29 @@
 
 #include "instance.h"
 
-/* When each kind of poll that ran is due again: PollInterval, or longer within the budget. */
+/*
+ * When each kind of poll that ran is due again: PollInterval, or longer within the budget;
+ * links read port by port, each port when its schedule says (schedule.c). A kind whose
+ * requests were not sent (our own queue was longer than its Timeout, or reconnecting backs
+ * off) is due again at the next poll, not an interval later.
+ */
 static void
 plan_next(struct ev_instance *ei, const struct reading *rd, uint64_t t)
 {
-	uint64_t want = (uint64_t)(ei->o->poll_interval * 1e9);
+	uint64_t want = (uint64_t)(ei->o->poll_interval * 1e9), next;
+	bool held = ei->poll_err == -EBUSY || ei->poll_err == -EAGAIN;
 
 	for (int k = 0; k < POLL_KINDS; k++) {
-		if (!rd->due[k])
+		if (!rd->due[k] || (held && ei->round_ns[k] == 0))
 			continue;
-		ei->next_ms[k] = t +
-			dtp_budget_plan(
-				&ei->budget[k], ei->round_ns[k], want, ei->o->max_app_load) /
-				1000000u;
+		if (k == POLL_LINKS && !rd->links_from_fwd) {
+			next = ev_sched_plan(ei);
+			ei->next_ms[k] =
+				next != UINT64_MAX && next != 0 ? next : t + want / 1000000u;
+		} else {
+			ei->next_ms[k] = t +
+				dtp_budget_plan(&ei->budget[k], ei->round_ns[k], want) / 1000000u;
+		}
 		ei->round_ns[k] = 0;
 	}
 }

@@ -28,6 +28,33 @@ derive(struct ev_instance *ei, const struct dtp_id *id, const char *type, const 
 		__atomic_fetch_add(&ei->range_invalid, 1, __ATOMIC_RELAXED);
 }
 
+/* How often the port's link is polled, and how late a link down may be seen (seconds), as
+ * the last published snapshot says: its own schedule, or /fwd/ports for all ports. */
+static void
+port_timing(const struct ev_instance *ei, const struct dtp_id *id, unsigned int port)
+{
+	const struct snapshot *sn = &ei->snap;
+	double period;
+
+	if (sn->fwd_link_bound > 0) {
+		dtp_gauge(id, "poll_interval", "link", &sn->link_interval, 1);
+		dtp_gauge(id, "detection_bound", "link", &sn->fwd_link_bound, 1);
+		return;
+	}
+	for (size_t i = 0; i < sn->nsched; i++) {
+		double bound;
+
+		if (sn->sched[i].id != port)
+			continue;
+		period = sn->sched[i].period_ns > 0 ? (double)sn->sched[i].period_ns / 1e9
+						    : ei->o->poll_interval;
+		bound = ev_sched_bound(ei, &sn->sched[i]);
+		dtp_gauge(id, "poll_interval", "link", &period, 1);
+		dtp_gauge(id, "detection_bound", "link", &bound, 1);
+		return;
+	}
+}
+
 static void
 dispatch_port_at(struct ev_instance *ei, const struct events_port *p, cdtime_t now)
 {
@@ -41,6 +68,7 @@ dispatch_port_at(struct ev_instance *ei, const struct events_port *p, cdtime_t n
 		gauge(&id, "link_speed", p->state == EVENTS_LINK_UP ? (double)p->speed : 0);
 	derive(ei, &id, "link_changes", NULL, p->changes);
 	gauge(&id, "link_flapping", p->flapping ? 1 : 0);
+	port_timing(ei, &id, p->id);
 }
 
 static void
@@ -83,6 +111,24 @@ interval_of(const struct ev_instance *ei, enum poll_kind k, bool polled)
 					     : ei->o->poll_interval;
 }
 
+/* The links' timing for the snapshot: each port's schedule, or /fwd/ports' bound for all. */
+static void
+publish_timing(const struct ev_instance *ei, struct snapshot *sn)
+{
+	struct link_sched *v = realloc(sn->sched, (ei->nsched + 1) * sizeof(*v));
+
+	sn->fwd_link_bound = 0;
+	if (ei->links_from_fwd && sn->link_interval > 0)
+		sn->fwd_link_bound =
+			sn->link_interval + ei->o->timeout + (double)ei->fwd_link_poll_ms / 1000;
+	if (v == NULL)
+		return;
+	sn->sched = v;
+	if (ei->nsched > 0)
+		memcpy(v, ei->sched, ei->nsched * sizeof(*v));
+	sn->nsched = ei->nsched;
+}
+
 /* Copy what the read callback dispatches. Called with the dispatch lock held. */
 static void
 publish(struct ev_instance *ei)
@@ -100,6 +146,7 @@ publish(struct ev_instance *ei)
 	sn->link_interval = interval_of(ei, POLL_LINKS, ei->o->link);
 	sn->lcore_interval = interval_of(
 		ei, POLL_LCORES, ei->o->lcores && (ei->caps.fwd_lcores || ei->usage_lcores));
+	publish_timing(ei, sn);
 	pv = realloc(sn->ports, (ei->nports + 1) * sizeof(*pv));
 	lv = realloc(sn->lcores, (ei->nlcores + 1) * sizeof(*lv));
 	/* ei->ports and ei->lcores are NULL until the first port or lcore is seen. */

@@ -54,8 +54,8 @@ ev_query_fn(void *ctx, const char *cmd, struct dtel_reply *r)
 
 /* ev_query() of @n requests in one batch: the first connection-level error ends the poll. */
 static void
-query_many(
-	struct ev_instance *ei, const char *const *cmds, size_t n, struct dtel_reply *r, int *res)
+query_many(struct ev_instance *ei, const char *const *cmds, size_t n, struct dtel_reply *r,
+	int *res, uint64_t *sample)
 {
 	if (ei->poll_err != 0) {
 		for (size_t i = 0; i < n; i++) {
@@ -64,7 +64,7 @@ query_many(
 		}
 		return;
 	}
-	dtp_query_many(&ei->t, cmds, n, r, res);
+	dtp_query_many_timed(&ei->t, cmds, n, r, res, sample);
 	for (size_t i = 0; i < n && ei->poll_err == 0; i++)
 		if (res[i] != -ECANCELED && connection_error(res[i]))
 			ei->poll_err = res[i];
@@ -166,6 +166,7 @@ probe_caps(struct ev_instance *ei, uint64_t t)
 				ei->stall_us = fi.stall_ms * 1000;
 			ei->has_link_check_age = fi.has_age;
 			ei->main_lcore = fi.main_lcore;
+			ei->fwd_link_poll_ms = fi.link_poll_ms;
 		}
 	}
 	/* Which lcores report cycles is known only from the usage reply itself: an application
@@ -295,16 +296,39 @@ listed_before(const struct ev_instance *ei, uint16_t port)
 	return -1;
 }
 
-/* The link of listed port @port: from the batch when it was asked there, else asked now. */
+/* A link poll's batch: /ethdev/list, then the due ports' links. */
+struct batch {
+	size_t n;
+	char (*cmd)[32];
+	const char **p;
+	struct dtel_reply *r;
+	int *res;
+	uint64_t *sample;
+	int *at; /* per ei->link_ids[i]: its index in the batch, -1: not due */
+};
+
+/* The link of listed port @port: from the batch where it was asked there (@at: its index in
+ * the batch, -1: not due, not asked), asked alone when it was listed for the first time or its
+ * request was not sent; what its request cost is learnt. */
 static int
-read_listed_link(struct ev_instance *ei, uint16_t port, struct dtel_reply *r, const int *res,
+read_listed_link(struct ev_instance *ei, uint16_t port, int at, const struct batch *b, uint64_t t,
 	struct events_link_reading *out)
 {
-	int k = listed_before(ei, port);
+	uint64_t before = ei->t.service_ns;
+	int ret;
 
-	if (k < 0 || res[1 + k] == -ECANCELED)
-		return ev_read_one_link(ei, port, out);
-	return link_reply(ei, port, &r[1 + k], res[1 + k], out);
+	if (listed_before(ei, port) >= 0 && at < 0)
+		return 0; /* not due: listed, nothing to apply */
+	if (at < 0 || b->res[at] == -ECANCELED) {
+		ret = ev_read_one_link(ei, port, out);
+		if (ret == 0 || ret == -ENODATA)
+			ev_sched_polled(ei, port, t, ei->t.service_ns - before);
+		return ret;
+	}
+	ret = link_reply(ei, port, &b->r[at], b->res[at], out);
+	if (b->res[at] == 0 || b->res[at] == -ENODATA)
+		ev_sched_polled(ei, port, t, b->sample[at]);
+	return ret;
 }
 
 /* The ports /ethdev/list gives that the Ports option selects, into ei->link_ids. */
@@ -324,37 +348,87 @@ keep_listed(struct ev_instance *ei, const uint16_t *ids, int n)
 	ei->nlink_ids = k;
 }
 
+static void
+batch_free(struct batch *b)
+{
+	for (size_t i = 0; b->r != NULL && i < b->n; i++)
+		dtel_reply_release(&b->r[i]);
+	free(b->cmd);
+	free(b->p);
+	free(b->r);
+	free(b->res);
+	free(b->sample);
+	free(b->at);
+}
+
+/* The list, and the link of every port listed last time that is due at @t. */
+static int
+batch_make(struct ev_instance *ei, uint64_t t, struct batch *b)
+{
+	size_t cap = 1 + ei->nlink_ids;
+
+	*b = (struct batch){.cmd = malloc(cap * sizeof(*b->cmd)),
+		.p = malloc(cap * sizeof(*b->p)),
+		.r = calloc(cap, sizeof(*b->r)),
+		.res = malloc(cap * sizeof(*b->res)),
+		.sample = calloc(cap, sizeof(*b->sample)),
+		.at = malloc(cap * sizeof(*b->at))};
+	if (!b->cmd || !b->p || !b->r || !b->res || !b->sample || !b->at)
+		return -ENOMEM;
+	b->p[b->n++] = "/ethdev/list";
+	for (size_t i = 0; i < ei->nlink_ids; i++) {
+		b->at[i] = -1;
+		if (!ev_sched_due(ei, ei->link_ids[i], t))
+			continue;
+		snprintf(
+			b->cmd[b->n], sizeof(b->cmd[0]), "/ethdev/link_status,%u", ei->link_ids[i]);
+		b->p[b->n] = b->cmd[b->n];
+		b->at[i] = (int)b->n++;
+	}
+	return 0;
+}
+
+/* Send the batch; what its turns cost against its requests' service times is learnt. */
+static void
+batch_send(struct ev_instance *ei, struct batch *b)
+{
+	uint64_t before = ei->t.service_ns, sum = 0;
+
+	if (ei->poll_err != 0) {
+		query_many(ei, b->p, b->n, b->r, b->res, NULL);
+		return;
+	}
+	query_many(ei, b->p, b->n, b->r, b->res, b->sample);
+	for (size_t i = 0; i < b->n; i++)
+		sum += b->sample[i];
+	ev_sched_overhead(ei, ei->t.service_ns - before, sum);
+}
+
 /*
- * /ethdev/list and the links of the ports it gave last time, in one batch (the application's
- * telemetry thread answers them back to back); a port listed for the first time is asked on
- * its own, and the replies of a port no longer listed are dropped.
+ * /ethdev/list and the links of the ports it gave last time that are due (schedule.c), in
+ * one batch (the application's telemetry thread answers them back to back); a port listed
+ * for the first time is asked on its own, and the replies of a port no longer listed are
+ * dropped. A listed port that was not due is in the reading without a link: still there.
  */
 static int
-read_ethdev_links(struct ev_instance *ei, struct reading *rd)
+read_ethdev_links(struct ev_instance *ei, struct reading *rd, uint64_t t)
 {
-	size_t n = 1 + ei->nlink_ids;
-	char(*cmd)[32] = malloc(n * sizeof(*cmd));
-	const char **p = malloc(n * sizeof(*p));
-	struct dtel_reply *r = calloc(n, sizeof(*r));
-	int *res = malloc(n * sizeof(*res)), nids = 0, ret = -ENOMEM;
+	struct batch b;
 	uint16_t *ids = NULL;
+	int nids = 0, ret = batch_make(ei, t, &b);
 
-	if (cmd == NULL || p == NULL || r == NULL || res == NULL)
-		goto out;
-	p[0] = "/ethdev/list";
-	for (size_t i = 1; i < n; i++) {
-		snprintf(cmd[i], sizeof(cmd[i]), "/ethdev/link_status,%u", ei->link_ids[i - 1]);
-		p[i] = cmd[i];
-	}
-	query_many(ei, p, n, r, res);
-	ret = res[0];
 	if (ret < 0)
 		goto out;
-	nids = ret = parsed(ei, "/ethdev/list", dtel_parse_port_list(&r[0], &ids));
+	batch_send(ei, &b);
+	ret = b.res[0];
+	if (ret < 0)
+		goto out;
+	nids = ret = parsed(ei, "/ethdev/list", dtel_parse_port_list(&b.r[0], &ids));
 	if (ret < 0)
 		goto out;
 	for (int i = 0; i < nids; i++) {
 		struct events_link_reading *lr;
+		int k = listed_before(ei, ids[i]);
 
 		if (!dtp_ports_has(&ei->o->ports, ids[i]))
 			continue;
@@ -362,32 +436,28 @@ read_ethdev_links(struct ev_instance *ei, struct reading *rd)
 		if (lr == NULL)
 			break;
 		/* Listed, but without a usable link answer: still there, nothing to apply. */
-		ret = read_listed_link(ei, ids[i], r, res, lr);
+		ret = read_listed_link(ei, ids[i], k < 0 ? -1 : b.at[k], &b, t, lr);
 		if (connection_error(ret))
 			break;
 	}
 	keep_listed(ei, ids, nids);
 	ret = connection_error(ret) ? ret : 0;
 out:
-	for (size_t i = 0; r != NULL && i < n; i++)
-		dtel_reply_release(&r[i]);
+	batch_free(&b);
 	free(ids);
-	free(cmd);
-	free(p);
-	free(r);
-	free(res);
 	return ret;
 }
 
 /* /fwd/ports is the main lcore's snapshot: while that lcore is stalled, ask the ports. */
 static int
-read_links(struct ev_instance *ei, struct reading *rd)
+read_links(struct ev_instance *ei, struct reading *rd, uint64_t t)
 {
 	bool stale = rd->have_main &&
 		events_main_stale(rd->main.link_check_age_ms, rd->main.link_poll_ms, ei->stall_us);
 
 	rd->links_from_fwd = ei->caps.fwd_ports && !ei->main_stalled && !stale;
-	return rd->links_from_fwd ? ev_read_fwd_ports(ei, rd) : read_ethdev_links(ei, rd);
+	ei->links_from_fwd = rd->links_from_fwd;
+	return rd->links_from_fwd ? ev_read_fwd_ports(ei, rd) : read_ethdev_links(ei, rd, t);
 }
 
 int
@@ -475,11 +545,11 @@ due_at(struct ev_instance *ei, uint64_t t, struct reading *rd)
 }
 
 static void
-read_link_set(struct ev_instance *ei, struct reading *rd)
+read_link_set(struct ev_instance *ei, struct reading *rd, uint64_t t)
 {
 	if (ei->caps.fwd_ports && ei->has_link_check_age)
 		rd->have_main = ev_read_fwd_info(ei, &rd->main) == 0 && rd->main.has_age;
-	rd->have_links = read_links(ei, rd) == 0;
+	rd->have_links = read_links(ei, rd, t) == 0;
 	rd->link_passed = calloc(rd->nlinks + 1, sizeof(*rd->link_passed));
 	rd->have_links &= rd->link_passed != NULL;
 }
@@ -502,7 +572,7 @@ ev_read_sources(struct ev_instance *ei, uint64_t t, struct reading *rd)
 	rd->due[POLL_ALIVE] &= !probed;
 	s0 = ei->t.service_ns;
 	if (rd->due[POLL_LINKS])
-		read_link_set(ei, rd);
+		read_link_set(ei, rd, t);
 	ev_charge(ei, POLL_LINKS, s0);
 	s0 = ei->t.service_ns;
 	if (rd->due[POLL_LCORES]) {

@@ -52,7 +52,9 @@ static const struct stats_opts defaults = {
 	.ports.all = true,
 	.xgauge = STATS_XSTATS_GAUGE_DEFAULT,
 	.devices = STATS_DEVICES_DEFAULTS,
-	.max_app_load = DTP_MAX_APP_LOAD_DEFAULT,
+	.read_load = DTP_LOAD_DEFAULT,
+	.max_app_load = DTP_MAX_APP_LOAD_UNSET,
+	.xstats_max_age = 120,
 };
 
 #define OPT(...) DTP_OPT(stats_opts, __VA_ARGS__)
@@ -81,7 +83,13 @@ static const struct dtp_option options[] = {
 	BOOL_OPT("MemoryStats", memory),
 	BOOL_OPT("Drops", drops),
 	DTP_TIMEOUT_OPT(stats_opts),
+	OPT("ReadLoad", DTP_OPT_NUMBER, read_load, 0, 50,
+		"a percentage of one core from 0.01 to 50, or 0 for no budget: the most time the "
+		"application's telemetry thread may spend answering this plugin's reads"),
 	DTP_MAX_APP_LOAD_OPT(stats_opts),
+	OPT("XStatsMaxAge", DTP_OPT_SECONDS, xstats_max_age, 1, 86400,
+		"seconds from 1 to 86400: how old extended counters may get when the budget reads "
+		"them less often than the basic ones"),
 	DTP_PORTS_OPT(stats_opts),
 	STATS_DEVICES_OPTS(stats_opts, devices),
 };
@@ -96,6 +104,9 @@ stats_read(user_data_t *ud)
 	uint64_t s0 = si->t.service_ns;
 
 	if (!st_read_due(si, now)) {
+		/* Between two stretched reads, whether the application answers still follows
+		 * it: one cheap request (the smallest reply of every release). */
+		st_read_alive(si);
 		st_dispatch_health(si, now, -1);
 		return 0;
 	}
@@ -143,6 +154,8 @@ stats_init(void)
 		    PLUGIN, types, sizeof(types) / sizeof(types[0]), "docs/dpdktel_stats.md") ||
 		!stats_devices_types_defined(PLUGIN))
 		return -1;
+	dtp_say_max_app_load(
+		PLUGIN, dtp_conf_max_app_load(&st_conf, offsetof(struct stats_opts, max_app_load)));
 	for (size_t i = 0; i < st_conf.ninst; i++)
 		if (st_instance_start(st_conf.inst[i].name, st_conf.inst[i].socket_path,
 			    st_conf.inst[i].opts, false) < 0)

@@ -55,7 +55,7 @@ st_instance_start(const char *name, const char *path, const struct stats_opts *o
 
 	if (si == NULL ||
 		dtp_target_init(&si->t, PLUGIN, name, path, (int)(o->timeout * 1000 + 0.5)) < 0 ||
-		dtp_budget_init(&si->budget, &si->t, "read") < 0) {
+		dtp_budget_init(&si->budget, &si->t, "read", o->read_load, o->max_app_load) < 0) {
 		LOG(LOG_ERR, "instance '%s': cannot set up a session for %s", name, path);
 		if (si != NULL) {
 			dtp_budget_fini(&si->budget);
@@ -67,6 +67,7 @@ st_instance_start(const char *name, const char *path, const struct stats_opts *o
 	si->o = o;
 	si->discovered = discovered;
 	si->nport_ids = -1;
+	st_tiers_reset(si);
 	ret = dtp_instances_add(&st_instances, si, &si->t, discovered);
 	if (ret < 0) {
 		LOG(LOG_ERR, "instance '%s' (%s): %s", name, path,

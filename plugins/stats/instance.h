@@ -33,7 +33,9 @@ struct stats_opts {
 	struct dtp_globs xgauge; /* XStatsGauge */
 	struct stats_cmds commands; /* <Command> blocks */
 	struct stats_devices_opts devices;
-	double max_app_load; /* percent of one core, both plugins together */
+	double read_load; /* ReadLoad: percent of one core for the reads, 0: none */
+	double max_app_load; /* MaxAppLoad: both plugins together, < 0: not set, 0: none */
+	double xstats_max_age; /* XStatsMaxAge: seconds extended counters may get old */
 };
 
 /* Runtime state ------------------------------------------------------------------------- */
@@ -66,6 +68,7 @@ struct port_state {
 	cdtime_t info_read; /* the read that asked it last (its time) */
 	uint64_t names_hash; /* of the names of its last xstats reply; 0: none yet */
 	uint64_t ipackets, opackets; /* at the last read, to see them go back */
+	bool xstats_now; /* this read asks its /ethdev/xstats (tiers.c) */
 	struct stats_drops drops; /* Drops */
 };
 
@@ -90,6 +93,15 @@ struct stats_instance {
 	 * cost the application more than the budget leaves them (dtp_budget_plan()). */
 	struct dtp_budget budget;
 	cdtime_t read_next; /* no read before this */
+	/* The read tiers (tiers.c): the plan in force, reads so far (warming up) and their
+	 * count (which ports' xstats are due), whether /ethdev/stats is still to be tried
+	 * once, or is no cheaper than the xstats, what a read costs beyond its port requests, and
+	 * this read's xstats and stats requests. */
+	struct dtel_read_plan plan;
+	uint64_t reads, round;
+	bool probe_stats, tiers_off;
+	double rest_ns;
+	unsigned int nx, ns;
 
 	struct port_state *ports;
 	size_t nports;
@@ -185,12 +197,21 @@ void st_read_lcore_info(struct stats_instance *si, cdtime_t now);
 void st_read_eal_lcores(struct stats_instance *si, cdtime_t now);
 void st_read_usage_lcores(struct stats_instance *si, cdtime_t now);
 
+/* tiers.c */
+void st_tiers_begin(struct stats_instance *si);
+void st_tiers_probe(struct stats_instance *si, const struct port_state *ps);
+cdtime_t st_xstats_interval(const struct stats_instance *si);
+void st_tiers_dispatch_ext(const struct stats_instance *si, bool ext);
+void st_tiers_plan(struct stats_instance *si, cdtime_t now, uint64_t round_ns);
+void st_tiers_reset(struct stats_instance *si);
+
 /* read.c */
 void st_dispatch_health(struct stats_instance *si, cdtime_t now, double read_seconds);
 void st_prefetch(struct stats_instance *si, int from, int to, cdtime_t now);
 bool st_read_due(struct stats_instance *si, cdtime_t now);
 void st_plan_next(struct stats_instance *si, cdtime_t now, uint64_t round_ns);
 void st_read_all(struct stats_instance *si, cdtime_t now);
+void st_read_alive(struct stats_instance *si);
 
 /* instance.c */
 int st_instance_start(

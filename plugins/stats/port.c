@@ -99,6 +99,7 @@ read_basic(
 
 	if (ps->basic_done && !want_queues)
 		return;
+	si->ns++;
 	if (st_query_id(si, cmd, ps->id, &r) < 0)
 		return;
 	ret = dtel_parse_port_stats(&r, &st);
@@ -186,7 +187,8 @@ read_fwd_port(
 		si->t.invalid++;
 	else {
 		st_derive(si, id, "if_tx_dropped", NULL, &drop->v.u64, 1);
-		stats_drops_fwd_port(&ps->drops, &d, ps->id, id, PLUGIN, si->t.name, si->o->drops);
+		stats_drops_fwd_port(&ps->drops, &d, ps->id, id, PLUGIN, si->t.name,
+			si->o->drops && (ps->xstats_now || !st_xstats_wanted(si, ps)));
 	}
 	dtel_dict_clear(&d);
 }
@@ -242,10 +244,19 @@ st_read_port(struct stats_instance *si, uint16_t port, cdtime_t now)
 		return;
 	ps->seen = true;
 	ps->basic_done = ps->queues_done = false;
+	/* From 25.11 a port's per-queue counters come with its xstats alone: not at a read
+	 * that does not ask them (tiers.c); /ethdev/stats has none. */
+	if (!ps->xstats_now && st_xstats_wanted(si, ps) && si->t.dpdk_version >= 251100)
+		ps->queues_done = true;
 	dtp_id_port(&id, PLUGIN, si->t.name, port, now);
 	for (size_t i = 0; i < sizeof(port_sources) / sizeof(port_sources[0]); i++)
 		if (source_on(si, &port_sources[i]))
 			port_sources[i].read(si, ps, &id, port_sources[i].command);
-	if (si->o->drops)
+	st_tiers_probe(si, ps);
+	/* Drops where the xstats were read (or are never asked): at the xstats' interval. */
+	if (si->o->drops && (ps->xstats_now || !st_xstats_wanted(si, ps))) {
+		st_tiers_dispatch_ext(si, ps->xstats_now);
 		stats_drops_dispatch(&ps->drops, &si->t, &id);
+		st_tiers_dispatch_ext(si, false);
+	}
 }

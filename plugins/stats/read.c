@@ -78,8 +78,9 @@ dispatch_instance_info(struct stats_instance *si, const struct dtp_id *id)
 void
 st_dispatch_health(struct stats_instance *si, cdtime_t now, double read_seconds)
 {
-	double interval = si->budget.interval_ns > 0 ? (double)si->budget.interval_ns / 1e9
-						     : CDTIME_T_TO_DOUBLE(plugin_get_interval());
+	double interval = si->plan.interval_ns > 0 ? (double)si->plan.interval_ns / 1e9
+						   : CDTIME_T_TO_DOUBLE(plugin_get_interval());
+	double xinterval = CDTIME_T_TO_DOUBLE(st_xstats_interval(si));
 	struct dtp_id id;
 
 	dtp_id_instance(&id, PLUGIN, si->t.name, now);
@@ -87,6 +88,8 @@ st_dispatch_health(struct stats_instance *si, cdtime_t now, double read_seconds)
 	if (read_seconds >= 0)
 		dtp_gauge(&id, "duration", "read", &read_seconds, 1);
 	dtp_gauge(&id, "poll_interval", "read", &interval, 1);
+	if (si->o->xstats || si->o->per_queue)
+		dtp_gauge(&id, "poll_interval", "xstats", &xinterval, 1);
 }
 
 /* What is known of a port that is gone (its id may come back as another device) or of an
@@ -119,7 +122,8 @@ on_restart(struct stats_instance *si, long old_pid, cdtime_t now)
 	dtp_id_instance(&id, PLUGIN, si->t.name, now);
 	dtp_notify(&id, NOTIF_WARNING, "restarts", NULL, &meta,
 		"DPDK application %s restarted (pid %ld → %ld)", si->t.name, old_pid, si->t.pid);
-	/* Everything cached belonged to the old process. */
+	/* Everything cached belonged to the old process, its costs too. */
+	st_tiers_reset(si);
 	for (size_t i = 0; i < si->nports; i++)
 		forget_port(&si->ports[i]);
 	for (size_t i = 0; i < si->nlcores; i++) {
@@ -241,8 +245,11 @@ st_prefetch(struct stats_instance *si, int from, int to, cdtime_t now)
 		ps = st_port_state(si, si->port_ids[i]);
 		if (ps == NULL)
 			continue;
-		if (st_xstats_wanted(si, ps))
+		if (ps->xstats_now)
 			st_xstats_request(ps, si->pre[n++].cmd, sizeof(si->pre[0].cmd));
+		else if (si->o->basic && st_xstats_wanted(si, ps))
+			snprintf(si->pre[n++].cmd, sizeof(si->pre[0].cmd), "/ethdev/stats,%u",
+				ps->id);
 		if (st_link_due(si, ps, now))
 			snprintf(si->pre[n++].cmd, sizeof(si->pre[0].cmd), "/ethdev/link_status,%u",
 				ps->id);
@@ -320,21 +327,28 @@ st_read_due(struct stats_instance *si, cdtime_t now)
 
 	if (si->read_next != 0 && now + want / 2 < si->read_next)
 		return false;
-	dtp_dispatch_interval(si->budget.interval_ns > CDTIME_T_TO_NS(want)
-			? NS_TO_CDTIME_T(si->budget.interval_ns)
-			: 0);
+	st_tiers_dispatch_ext(si, false);
 	return true;
+}
+
+/* Between two reads the budget stretched: /info, so that `up` follows the application at every
+ * interval, not at every read. */
+void
+st_read_alive(struct stats_instance *si)
+{
+	struct dtel_reply r;
+
+	if (si->plan.interval_ns <= CDTIME_T_TO_NS(plugin_get_interval()))
+		return;
+	if (st_query(si, "/info", &r) == 0)
+		dtel_reply_release(&r);
 }
 
 /* After a read that began at @now and cost the application @round_ns: when the next is. */
 void
 st_plan_next(struct stats_instance *si, cdtime_t now, uint64_t round_ns)
 {
-	uint64_t want = CDTIME_T_TO_NS(plugin_get_interval()),
-		 iv = dtp_budget_plan(&si->budget, round_ns, want, si->o->max_app_load);
-
-	/* Within the budget, every callback reads, whenever collectd calls it. */
-	si->read_next = iv > want ? now + NS_TO_CDTIME_T(iv) : 0;
+	st_tiers_plan(si, now, round_ns);
 	dtp_dispatch_interval(0);
 }
 
@@ -360,6 +374,7 @@ st_read_all(struct stats_instance *si, cdtime_t now)
 			probe_caps(si);
 		/* Everything of this read goes to collectd in one burst (dtp_batch_begin). */
 		dtp_batch_begin();
+		st_tiers_begin(si);
 		read_ports(si, now);
 		if (!si->stale)
 			read_rest(si, now);

@@ -131,7 +131,10 @@ basic_from_xstats(struct stats_instance *si, struct port_state *ps, const struct
 	if (!si->o->per_queue || !xqueues_usable(si, ps))
 		return;
 	if (st.nb_queues > 0) {
+		/* From 25.11 only the xstats have them: at the xstats' interval (tiers.c). */
+		st_tiers_dispatch_ext(si, si->t.dpdk_version >= NO_QUEUE_ARRAYS_SINCE);
 		st_dispatch_queues(si, ps, id, &st);
+		st_tiers_dispatch_ext(si, false);
 		ps->queues_done = true;
 	} else if (si->t.dpdk_version >= NO_QUEUE_ARRAYS_SINCE) {
 		st_no_queues(si, ps); /* nor has /ethdev/stats: do not ask it */
@@ -223,9 +226,10 @@ st_read_xstats(
 	uint64_t h;
 	int ret;
 
-	if (!st_xstats_wanted(si, ps))
+	if (!ps->xstats_now)
 		return;
 	st_xstats_request(ps, req, sizeof(req));
+	si->nx++;
 	if (st_query(si, req, &r) < 0)
 		return;
 	ret = dtel_parse_xstats(&r, &x);
@@ -255,6 +259,9 @@ st_read_xstats(
 	}
 	if (!si->globs_checked)
 		check_globs(si, ps, &x);
+	/* At the interval of the xstats (tiers.c), which may be several reads. */
+	st_tiers_dispatch_ext(si, true);
 	dispatch_xstats(si, ps, id, &x, h);
+	st_tiers_dispatch_ext(si, false);
 	dtel_xstats_clear(&x);
 }

@@ -211,6 +211,8 @@ serve_one(struct conn *c)
 	}
 	if (out.action != FAKE_SILENT && out.data != NULL)
 		send(c->fd, out.data, out.len ? out.len : strlen(out.data), MSG_NOSIGNAL);
+	if (out.after_ms > 0)
+		spin_ms(out.after_ms);
 	free(out.data);
 	pthread_mutex_lock(&fs->lock);
 	fs->busy--;

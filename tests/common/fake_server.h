@@ -34,6 +34,10 @@ struct fake_reply {
 	 * drivers/net/i40e/base/i40e_adminq.c i40e_asq_send_command() spins in
 	 * i40e_usec_delay(), rte_delay_us_block), not asleep as in an ioctl (mlx5) */
 	bool spin;
+	/* then, once the reply is sent, this long more on the CPU: work of the application's
+	 * thread around a request that its service time does not show (waking up, its own
+	 * bookkeeping) */
+	int after_ms;
 };
 
 struct fake_server;

@@ -2,7 +2,7 @@
 """Every dpdktel alert is complete: labelled, annotated, documented and unit-tested.
 
 - every alert the design asks for (link, flapping, lcore, instance, staleness, drops, memory,
-  saturation, queue imbalance, loss budget) is there;
+  saturation, queue imbalance, loss budget, degraded telemetry) is there;
 - each has a severity label (critical, warning, info) and summary, description and
   runbook_url annotations, the runbook pointing at its own section of docs/alerts.md;
 - docs/alerts.md has a section for each alert and none for an alert that does not exist;
@@ -29,7 +29,9 @@ REQUIRED = ['DpdkLinkDown', 'DpdkLinkFlapping', 'DpdkLcoreStalled', 'DpdkLcoreEx
             'DpdkMempoolNearlyExhausted', 'DpdkRingNearlyFull',
             # issue 28: why is it dropping
             'DpdkMempoolExhaustionForecast', 'DpdkLcoreSaturated', 'DpdkRxQueueImbalance',
-            'DpdkLossBudgetBurn', 'DpdkLossBudgetSlowBurn']
+            'DpdkLossBudgetBurn', 'DpdkLossBudgetSlowBurn',
+            # issue 31: telemetry read more slowly than the rules assume
+            'DpdkTelemetryDegraded']
 SEVERITIES = {'critical', 'warning', 'info'}
 ANNOTATIONS = ('summary', 'description', 'runbook_url')
 
@@ -97,7 +99,8 @@ def check(rules_file, docs_file, test_files):
 
 
 # The labels a dpdktel alert can carry: the rule's own, and the series' (docs/alerts.md).
-ALERT_LABELS = {'alertname', 'severity', 'job', 'instance', 'dpdk_instance', 'port', 'lcore'}
+ALERT_LABELS = {'alertname', 'severity', 'job', 'instance', 'dpdk_instance', 'port', 'lcore',
+                'stretched'}
 MATCHER = re.compile(r'\s*(\w+)\s*(=~|!~|!=|=)\s*"(.*)"\s*$')
 
 

@@ -88,6 +88,12 @@ INHIBITIONS = {
         alert('DpdkInstanceNotResponding', 'critical', instance='hA', dpdk_instance='e1'),
         alert('DpdkLcoreStalled', 'critical', instance='hA', dpdk_instance='e1', lcore='2'),
         alert('DpdkLcoreStalled', 'critical', instance='hA', dpdk_instance='e2', lcore='2')),
+    'instance down hides its degraded telemetry': (
+        alert('DpdkInstanceDown', 'critical', instance='hA', dpdk_instance='e1'),
+        alert('DpdkTelemetryDegraded', 'warning', instance='hA', dpdk_instance='e1',
+              stretched='read'),
+        alert('DpdkTelemetryDegraded', 'warning', instance='hA', dpdk_instance='e2',
+              stretched='read')),
     'not responding hides its link down': (
         alert('DpdkInstanceNotResponding', 'critical', instance='hA', dpdk_instance='e1'),
         alert('DpdkLinkDown', 'critical', instance='hA', dpdk_instance='e1', port='0'),

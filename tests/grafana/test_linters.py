@@ -1,7 +1,8 @@
 """The linters themselves: each check must fail on an input broken in just that way.
 
 lint_dashboards.py runs on fixtures/fixture-good.json (which passes) broken one rule at a
-time; check_alerts.py on copies of the real rules, docs and tests, broken likewise. Each
+time; check_alerts.py on copies of the real rules, docs and tests, broken likewise;
+check_dashboard_queries.py on the fixture with one query changed, one gone, one added. Each
 case asserts the exact set of checks that fire, so a check that never fires, or one that
 fires for the wrong reason, fails here.
 """
@@ -17,6 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import check_alerts  # noqa: E402
+import check_dashboard_queries  # noqa: E402
 import lint_dashboards  # noqa: E402
 
 FIXTURE = os.path.join(HERE, 'fixtures', 'fixture-good.json')
@@ -338,3 +340,27 @@ def test_label_no_alert_carries(tmp_path):
     errors = check_am(tmp_path, mutate)
     assert len(errors) == 3, errors
     assert all('is on no dpdktel alert' in e for e in errors)
+
+
+# -- check_dashboard_queries.py: the recorded queries of the fixture ------------------------
+
+def test_recorded_queries_unchanged():
+    d = good()
+    recorded = {d['uid']: check_dashboard_queries.queries(d)}
+    assert check_dashboard_queries.compare(recorded, recorded) == ([], [])
+
+
+def test_changed_gone_and_new_queries():
+    d = good()
+    recorded = {d['uid']: check_dashboard_queries.queries(d)}
+    ts(d)['targets'][0]['expr'] += ' * 8'
+    ts(d)['targets'][0]['legendFormat'] = 'bits'
+    gone = d['annotations']['list'].pop()
+    d['panels'].append({'type': 'stat', 'title': 'New', 'targets': [{'refId': 'A', 'expr': 'up'}]})
+    problems, new = check_dashboard_queries.compare(recorded, {
+        d['uid']: check_dashboard_queries.queries(d)})
+    assert len(problems) == 2, problems
+    assert f"panel {ts(d)['title']!r} A changed: expr " in problems[0]
+    assert problems[0].endswith(" * 8', legendFormat '' -> 'bits'"), problems[0]
+    assert problems[1].endswith(f"annotation {gone['name']!r} is gone (was {gone['expr']!r})")
+    assert new == [f"{d['uid']}: panel 'New' A"]

@@ -54,6 +54,7 @@ struct sim {
 	bool started[MAXP]; /* dev_started of /ethdev/info */
 	int start_on_info; /* this port is started (and up) when its /ethdev/info is asked */
 	unsigned int link_queries; /* link answers given so far */
+	unsigned int port_link_queries[MAXP]; /* ... of each port */
 	int slow_once_ms; /* the next reply waits this long, once */
 	bool eal; /* offers /eal/lcore/list, /eal/lcore/info, /eal/lcore/usage (DPDK >= 23.03) */
 	bool no_usage_cb; /* eal: no usage callback (testpmd without --record-core-cycles) */
@@ -270,7 +271,8 @@ sim_handler(
 						  : "0,1,2");
 	else if (IS("/ethdev/link_status") && id < MAXP)
 		o->data = link_status(id), sim.link_queries++, sim.poll_links++,
-		o->delay_ms += sim.link_delay_ms, o->spin = sim.link_delay_ms > 0;
+		sim.port_link_queries[id]++, o->delay_ms += sim.link_delay_ms,
+		o->spin = sim.link_delay_ms > 0;
 	else if (IS("/ethdev/info") && id < MAXP) {
 		if ((int)id == sim.start_on_info) {
 			sim.started[id] = sim.up[id] = true;
@@ -459,7 +461,9 @@ start_plugin(const char *opts)
 	snprintf(text, sizeof(text),
 		"PollInterval 0.005\nFlapWindow 1\n%s\n%s\n<Instance \"edge1\">\n"
 		" SocketPath \"%s\"\n</Instance>\n",
-		opts && strstr(opts, "MaxAppLoad") ? "" : "MaxAppLoad 0", opts ? opts : "", path);
+		opts && (strstr(opts, "MaxAppLoad") || strstr(opts, "PollLoad")) ? ""
+										 : "MaxAppLoad 0",
+		opts ? opts : "", path);
 	assert_int_equal(fc_configure("dpdktel_events", text), 0);
 	if (fc_init() != 0) {
 		fc_dump_logs();
@@ -569,6 +573,8 @@ set_link(int port, bool up)
 	sim_set(set_up, a);
 }
 
+static unsigned int sim_get(const unsigned int *counter);
+
 /* Tests ---------------------------------------------------------------------------------- */
 
 static void
@@ -639,7 +645,8 @@ flap_storm_one_warning(void **state)
 
 	(void)state;
 	start_server(10);
-	start_plugin("FlapThreshold 3");
+	/* A down port is polled as often as an up one here, to see every state. */
+	start_plugin("FlapThreshold 3\nDownPollInterval 0.005");
 	wait_polls(4);
 	for (int i = 0; i < 20; i++) {
 		set_link(0, i % 2 == 1);
@@ -658,6 +665,40 @@ flap_storm_one_warning(void **state)
 	assert_int_equal(fc_notifications_matching("Link down on edge1 port 0", NULL), 1);
 	assert_int_equal(fc_notifications_matching("Link up on edge1 port 0", NULL), 1);
 	assert_int_equal(fc_notifications_matching("edge1 port 0", NULL), 4);
+}
+
+/*
+ * A port whose link is down is polled every DownPollInterval only (a down ixgbe fiber port
+ * starts a link-setup thread at each request); once up again it is polled at PollInterval
+ * at once: the next down is seen within a few polls, not a DownPollInterval later (it was,
+ * for the first version of the per-port schedule).
+ */
+static void
+down_port_polled_slowly_up_port_fast_again(void **state)
+{
+	struct fc_notification n;
+	unsigned int before;
+	uint64_t t0;
+
+	(void)state;
+	start_server(10);
+	start_plugin("DownPollInterval 0.5\nFlapThreshold 10");
+	wait_polls(4);
+	set_link(0, false);
+	wait_note("Link down on edge1 port 0", 1, &n);
+	/* Down: about 0.5 s between two of its link requests, against 5 ms for port 1. */
+	before = sim_get(&sim.port_link_queries[0]);
+	usleep(300 * 1000);
+	assert_true(sim_get(&sim.port_link_queries[0]) <= before + 1);
+	set_link(0, true);
+	wait_note("Link up on edge1 port 0", 1, &n);
+	t0 = ms_now();
+	set_link(0, false);
+	wait_note("Link down on edge1 port 0", 2, &n);
+	if (ms_now() - t0 > 300)
+		fail_msg("the second down took %" PRIu64 " ms: the port was still polled as a down "
+			 "one",
+			ms_now() - t0);
 }
 
 static void
@@ -1586,14 +1627,15 @@ polls_go_before_the_other_plugins_reads(void **state)
 }
 
 /*
- * MaxAppLoad: links whose requests cost more than the budget are polled less often, with one
- * line each way and the interval in force as a value; the application's liveness is still
+ * PollLoad: links whose requests cost more than the budget are polled less often, with one
+ * line each way and the interval in force as values (of the instance: its slowest port; of
+ * each port, with the bound on its link-down detection); the application's liveness is still
  * asked at every PollInterval, so a hang is not found later.
  */
 static void
 budget_stretches_links_not_liveness(void **state)
 {
-	struct fc_value v;
+	struct fc_value v, b;
 	int delay = 2;
 	unsigned int info0;
 	uint64_t deadline;
@@ -1601,15 +1643,21 @@ budget_stretches_links_not_liveness(void **state)
 	(void)state;
 	start_server(getpid());
 	/* Two ports at 2 ms every 5 ms: 80 % of a core, four times the budget. */
-	start_plugin("MaxAppLoad 20");
+	start_plugin("PollLoad 20");
 	sim_set(set_link_delay, &delay);
 	wait_log("link poll every");
-	assert_int_equal(fc_logs_matching("MaxAppLoad 20 %"), 1);
+	assert_int_equal(fc_logs_matching("PollLoad 20 %"), 1);
 	fc_read_all();
 	assert_true(fc_find_copy("edge1", "poll_interval", "link", &v));
 	if (v.v[0].gauge < 0.0075)
 		fail_msg("poll_interval-link %g s: expected at least 1.5 PollInterval",
 			v.v[0].gauge);
+	assert_true(fc_find_copy("edge1.port0", "poll_interval", "link", &v));
+	assert_true(fc_find_copy("edge1.port0", "detection_bound", "link", &b));
+	if (v.v[0].gauge < 0.0075 || b.v[0].gauge < v.v[0].gauge + 0.19)
+		fail_msg("port 0: poll_interval-link %g s, detection_bound-link %g s: expected "
+			 "stretched, and the bound that plus Timeout",
+			v.v[0].gauge, b.v[0].gauge);
 	/* Liveness between link polls. */
 	info0 = sim_get(&sim.info_queries);
 	deadline = ms_now() + 5000;
@@ -2113,6 +2161,8 @@ main(void)
 			link_down_names_the_device_now_there, setup, teardown),
 		cmocka_unit_test_setup_teardown(swapped_answer_raises_no_alarm, setup, teardown),
 		cmocka_unit_test_setup_teardown(flap_storm_one_warning, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			down_port_polled_slowly_up_port_fast_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(missed_down_up_seen_from_counter, setup, teardown),
 		cmocka_unit_test_setup_teardown(stall_and_recovery, setup, teardown),
 		cmocka_unit_test_setup_teardown(

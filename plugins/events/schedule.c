@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dpdktel_events' link schedule, for applications whose links are read port by port
+ * (/ethdev/link_status): when each port's link is due. What a port's link request costs the
+ * application is learnt from its own replies (the least of its last LINK_SAMPLES service
+ * times, scaled by what the polls' turns really cost against those times: wake-ups, CPU),
+ * and the link poll's share of PollLoad (libdpdktel) is spread over the ports by
+ * dtel_plan_links(): a port whose answer is cheap (the application enabled link-state
+ * interrupts, or its driver caches the link) is polled every PollInterval, a dear one as
+ * often as its cost allows, never faster; a port whose link is down every DownPollInterval
+ * at most (a down ixgbe fiber port starts a link-setup thread at each request). Ports whose
+ * periods stretch are spread over their period rather than asked together, so that a poll
+ * never holds the application's telemetry thread, and our queue, for a whole sweep.
+ *
+ * When a port that is up cannot be polled within DETECT_TARGET_NS, one WARNING per
+ * application process says what its link costs and what fixes it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "instance.h"
+
+/* Link-down seen within a second: the detection this plugin is for. */
+#define DETECT_TARGET_NS 1000000000ull
+/* A link answer this cheap comes from a cached value (link-state interrupts, or a driver
+ * that caches it): 150 us (docs/dpdktel_events.md). */
+#define CACHED_NS 150000u
+/* Samples before a port's cost counts for the WARNING. */
+#define WARN_SAMPLES 4
+
+struct link_sched *
+ev_sched_slot(struct ev_instance *ei, unsigned int id)
+{
+	return DTP_SLOT(ei->sched, ei->nsched, id, NULL);
+}
+
+static struct link_sched *
+find(const struct ev_instance *ei, unsigned int port)
+{
+	for (size_t i = 0; i < ei->nsched; i++)
+		if (ei->sched[i].id == port)
+			return &ei->sched[i];
+	return NULL;
+}
+
+bool
+ev_sched_due(const struct ev_instance *ei, unsigned int port, uint64_t t)
+{
+	const struct link_sched *s = find(ei, port);
+	uint64_t early = (uint64_t)(ei->o->poll_interval * 500);
+
+	return s == NULL || t + early >= s->next_ms;
+}
+
+void
+ev_sched_polled(struct ev_instance *ei, unsigned int port, uint64_t t, uint64_t sample_ns)
+{
+	struct link_sched *s = ev_sched_slot(ei, port);
+
+	if (s == NULL)
+		return;
+	s->polled_ms = t;
+	s->next_ms = t +
+		(s->period_ns > 0 ? s->period_ns : (uint64_t)(ei->o->poll_interval * 1e9)) /
+			1000000u;
+	if (sample_ns == 0)
+		return;
+	s->samples[s->next] = sample_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)sample_ns;
+	s->next = (s->next + 1) % LINK_SAMPLES;
+	if (s->n < LINK_SAMPLES)
+		s->n++;
+}
+
+void
+ev_sched_overhead(struct ev_instance *ei, uint64_t turn_ns, uint64_t samples_ns)
+{
+	double r;
+
+	if (samples_ns == 0 || turn_ns == 0)
+		return;
+	r = (double)turn_ns / (double)samples_ns;
+	r = r < 1 ? 1 : r > 100 ? 100 : r;
+	ei->link_overhead =
+		ei->link_overhead == 0 ? r : ei->link_overhead + (r - ei->link_overhead) / 4;
+}
+
+/* What the port's link request costs the application, 0 while not known. */
+static uint64_t
+cost_of(const struct ev_instance *ei, const struct link_sched *s)
+{
+	uint32_t least = UINT32_MAX;
+
+	if (s->n == 0)
+		return 0;
+	for (unsigned int i = 0; i < s->n; i++)
+		if (s->samples[i] < least)
+			least = s->samples[i];
+	return (uint64_t)((double)least * (ei->link_overhead > 1 ? ei->link_overhead : 1));
+}
+
+/* Keep the schedules of the ports listed last (ei->link_ids), in that order. */
+static void
+keep_listed(struct ev_instance *ei)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < ei->nsched; i++) {
+		bool listed = false;
+
+		for (size_t j = 0; j < ei->nlink_ids && !listed; j++)
+			listed = ei->link_ids[j] == ei->sched[i].id;
+		if (listed)
+			ei->sched[k++] = ei->sched[i];
+	}
+	ei->nsched = k;
+}
+
+static bool
+port_down(struct ev_instance *ei, unsigned int id)
+{
+	for (size_t i = 0; i < ei->nports; i++)
+		if (ei->ports[i].id == id)
+			return ei->ports[i].state == EVENTS_LINK_DOWN;
+	return false;
+}
+
+/* Each port due a period after it was last asked (the period may have changed since); ports
+ * whose period stretched for the first time start spread over it, not together. */
+static void
+spread(struct ev_instance *ei, uint64_t want_ns)
+{
+	size_t n = 0, rank = 0;
+
+	for (size_t i = 0; i < ei->nsched; i++)
+		n += ei->sched[i].period_ns > 2 * want_ns;
+	for (size_t i = 0; i < ei->nsched; i++) {
+		struct link_sched *s = &ei->sched[i];
+
+		if (s->period_ns <= 2 * want_ns) {
+			/* Its period may have just shrunk (its link came up): due by the new one. */
+			if (s->polled_ms != 0)
+				s->next_ms = s->polled_ms + s->period_ns / 1000000u;
+			s->spread = false;
+			continue;
+		}
+		if (!s->spread && s->polled_ms != 0)
+			s->next_ms = s->polled_ms + s->period_ns * (++rank) / (n + 1) / 1000000u;
+		else if (s->polled_ms != 0)
+			s->next_ms = s->polled_ms + s->period_ns / 1000000u;
+		s->spread = true;
+	}
+}
+
+/* Once per application process: the ports that are up and cannot be polled within a second. */
+static void
+warn_slow(struct ev_instance *ei, const struct dtel_plan_port *pp)
+{
+	uint64_t cost = 0, worst = 0, sum = 0;
+	char ids[64] = "";
+	size_t nslow = 0, len = 0;
+
+	if (ei->warned_slow)
+		return;
+	for (size_t i = 0; i < ei->nsched; i++) {
+		const struct link_sched *s = &ei->sched[i];
+
+		if (pp[i].down)
+			continue;
+		sum += pp[i].cost_ns;
+		if (s->n < WARN_SAMPLES || s->period_ns <= DETECT_TARGET_NS)
+			continue;
+		nslow++;
+		cost = cost > pp[i].cost_ns ? cost : pp[i].cost_ns;
+		worst = worst > s->period_ns ? worst : s->period_ns;
+		if (len < sizeof(ids) - 8)
+			len += (size_t)snprintf(
+				ids + len, sizeof(ids) - len, "%s%u", len ? "," : "", s->id);
+	}
+	if (nslow == 0)
+		return;
+	ei->warned_slow = true;
+	LOG(LOG_WARNING,
+		"DPDK application '%s': the link of %zu port%s (%s%s) costs its telemetry thread "
+		"up "
+		"to %.3g ms a request%s, so within PollLoad %g %% of one core it is polled only "
+		"every "
+		"%.3g s, and a link down is seen that late instead of within 1 s. To fix: enable "
+		"link-state interrupts in the application (intr_conf.lsc = 1; Open vSwitch: "
+		"options:dpdk-lsc-interrupt=true), or raise PollLoad to %.2g %%, or let the plugin "
+		"follow the ports' kernel netdevs (mlx5, mlx4, af_packet, af_xdp, tap)",
+		ei->t.name, nslow, nslow > 1 ? "s" : "", ids, len >= sizeof(ids) - 8 ? ",..." : "",
+		(double)cost / 1e6,
+		cost > CACHED_NS ? " (its driver is asked each time: no link-state interrupts)"
+				 : "",
+		ei->budget[POLL_LINKS].budget_pct, (double)worst / 1e9,
+		(double)sum / (double)DETECT_TARGET_NS * 100 * 1.2 + 0.01);
+}
+
+/* The plan's ports: one per schedule, in the same order. */
+static struct dtel_plan_port *
+plan_ports(struct ev_instance *ei)
+{
+	struct dtel_plan_port *pp = calloc(ei->nsched + 1, sizeof(*pp));
+
+	for (size_t i = 0; pp != NULL && i < ei->nsched; i++)
+		pp[i] = (struct dtel_plan_port){.cost_ns = cost_of(ei, &ei->sched[i]),
+			.down = port_down(ei, ei->sched[i].id),
+			.quiet = ei->sched[i].quiet};
+	return pp;
+}
+
+uint64_t
+ev_sched_plan(struct ev_instance *ei)
+{
+	uint64_t want = (uint64_t)(ei->o->poll_interval * 1e9), list = 0, longest = want;
+	uint64_t next = UINT64_MAX;
+	struct dtel_plan_links o = {.want_ns = want,
+		.down_ns = (uint64_t)(ei->o->down_poll_interval * 1e9),
+		.quiet_ns = (uint64_t)(ei->o->down_poll_interval * 1e9)};
+	struct dtel_plan_port *pp;
+
+	keep_listed(ei);
+	pp = plan_ports(ei);
+	if (pp == NULL)
+		return 0;
+	if (dtel_shared_cost(ei->t.sh, "/ethdev/list", &list) == 0)
+		o.fixed_ns = list;
+	dtel_plan_links(pp, ei->nsched, &o,
+		dtp_budget_grant(
+			&ei->budget[POLL_LINKS], dtel_plan_links_demand(pp, ei->nsched, &o)));
+	for (size_t i = 0; i < ei->nsched; i++) {
+		ei->sched[i].period_ns = pp[i].period_ns;
+		if (!pp[i].down && pp[i].period_ns > longest)
+			longest = pp[i].period_ns;
+	}
+	spread(ei, want);
+	for (size_t i = 0; i < ei->nsched; i++)
+		next = ei->sched[i].next_ms < next ? ei->sched[i].next_ms : next;
+	warn_slow(ei, pp);
+	free(pp);
+	dtp_budget_note(&ei->budget[POLL_LINKS], longest, want);
+	return next;
+}
+
+double
+ev_sched_bound(const struct ev_instance *ei, const struct link_sched *s)
+{
+	double period = s->period_ns > 0 ? (double)s->period_ns / 1e9 : ei->o->poll_interval;
+
+	return period + ei->o->timeout;
+}

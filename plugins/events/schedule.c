@@ -139,7 +139,7 @@ spread(struct ev_instance *ei, uint64_t want_ns)
 		struct link_sched *s = &ei->sched[i];
 
 		if (s->period_ns <= 2 * want_ns) {
-			/* Its period may have just shrunk (its link came up): due by the new one. */
+			/* Its period may have just shrunk (its link came up): due by it. */
 			if (s->polled_ms != 0)
 				s->next_ms = s->polled_ms + s->period_ns / 1000000u;
 			s->spread = false;
@@ -249,5 +249,9 @@ ev_sched_bound(const struct ev_instance *ei, const struct link_sched *s)
 {
 	double period = s->period_ns > 0 ? (double)s->period_ns / 1e9 : ei->o->poll_interval;
 
+	/* A followed netdev wakes the poll at once (follow.c): the link's check with the
+	 * telemetry takes a Timeout at most; where the netdev is the only signal, a poll. */
+	if (s->quiet)
+		return s->only_signal ? ei->o->poll_interval : ei->o->timeout;
 	return period + ei->o->timeout;
 }

@@ -289,6 +289,8 @@ sim_handler(
 		o->data = fs_printf("{\"/fwd/info\":{\"stall_ms\":100,\"link_poll_ms\":10,"
 				    "\"main_lcore\":0,\"link_check_age_ms\":%" PRIu64 "}}",
 			sim.main_age_ms);
+	else if (IS("/eal/params")) /* recorded from testpmd 22.11 (tests/data) */
+		o->data = fs_golden("dpdk-22.11/eal_params.json", &o->len);
 	else if (IS("/eal/lcore/list") && sim.eal)
 		o->data = eal_lcore_list();
 	else if (IS("/eal/lcore/info") && sim.eal)

@@ -316,7 +316,9 @@ ev_follow_check(struct ev_instance *ei, uint64_t t)
 			f->disagree_ms = t;
 		if (f->warned)
 			continue;
-		if (t >= f->disagree_ms + pi_ms) {
+		s = ev_sched_slot(ei, f->id);
+		/* Said when the telemetry, asked again a poll later, still disagrees. */
+		if (t >= f->disagree_ms + pi_ms && (s == NULL || s->polled_ms > f->disagree_ms)) {
 			f->warned = true;
 			LOG(LOG_WARNING,
 				"port %u of DPDK application '%s': its kernel netdev %s says "
@@ -329,7 +331,6 @@ ev_follow_check(struct ev_instance *ei, uint64_t t)
 			continue;
 		}
 		/* Asked again at the next poll, not at the quiet cadence. */
-		s = ev_sched_slot(ei, f->id);
 		if (s != NULL && s->next_ms > t + pi_ms)
 			s->next_ms = t + pi_ms;
 		if (ei->next_ms[POLL_LINKS] > t + pi_ms)

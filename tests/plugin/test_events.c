@@ -496,6 +496,20 @@ wait_note(const char *needle, size_t n, struct fc_notification *out)
 	}
 }
 
+/* Wait until @n log lines contain @needle. */
+static void
+wait_logs(const char *needle, size_t n)
+{
+	uint64_t deadline = ms_now() + 5000;
+
+	while (fc_logs_matching(needle) < n && ms_now() < deadline)
+		usleep(1000);
+	if (fc_logs_matching(needle) < n) {
+		fc_dump_logs();
+		fail_msg("no log line \"%s\" (wanted %zu)", needle, n);
+	}
+}
+
 /* Wait until the last value of pi/type is @want (it follows its notification). */
 static void
 wait_gauge(const char *pi, const char *type, double want)
@@ -829,6 +843,62 @@ gone_back_and_restarted(void **state)
 	/* The outage was one event, not a link down per port. */
 	assert_int_equal(fc_notifications_matching("Link", NULL), 0);
 	assert_int_equal(fc_notifications_matching("DPDK application", NULL), 5);
+}
+
+/*
+ * A port whose kernel netdev is followed (PortNetdev "0=lo": the loopback of this process's
+ * namespace, carrier up, since the fake runs here and SO_PEERCRED names us): its telemetry
+ * is a cross-check at DownPollInterval, not every PollInterval; when the telemetry says down
+ * while the netdev says up, the telemetry is trusted ("Link down"), and one WARNING per
+ * episode says they disagree. Port 1 has no netdev (no netdev has a fake's MAC): one INFO
+ * line says why, once per process, again after a restart; port 0 is followed again too.
+ */
+static void
+netdev_followed_and_disagreement_said_once(void **state)
+{
+	static const char *const warn = "its kernel netdev lo says carrier up but its telemetry "
+					"says link down";
+	unsigned int q0, q1;
+	char text[512];
+
+	(void)state;
+	start_server(10);
+	snprintf(text, sizeof(text),
+		"PollInterval 0.005\nFlapWindow 1\nMaxAppLoad 0\nDownPollInterval 0.1\n"
+		"<Instance \"edge1\">\n SocketPath \"%s\"\n PortNetdev \"0=lo\"\n</Instance>\n",
+		path);
+	assert_int_equal(fc_configure("dpdktel_events", text), 0);
+	assert_int_equal(fc_init(), 0);
+	wait_polls(4);
+	wait_logs("port 0 (net_tap0) of DPDK application 'edge1': its link follows kernel "
+		  "netdev lo; each change is checked with the telemetry",
+		1);
+	wait_logs("port 1 (net_tap1) of DPDK application 'edge1': its link comes from the "
+		  "telemetry alone, not from a kernel netdev: ",
+		1);
+	q0 = sim_get(&sim.port_link_queries[0]);
+	q1 = sim_get(&sim.port_link_queries[1]);
+	wait_polls(60);
+	/* 20 times less often by the plan; a third of that is the margin of a busy host. */
+	assert_true((sim_get(&sim.port_link_queries[1]) - q1) >
+		6 * (sim_get(&sim.port_link_queries[0]) - q0));
+	set_link(0, false);
+	wait_note("Link down on edge1 port 0", 1, NULL);
+	wait_logs(warn, 1);
+	wait_polls(40);
+	assert_int_equal(fc_logs_matching(warn), 1);
+	set_link(0, true);
+	wait_note("Link up on edge1 port 0", 1, NULL);
+	/* Another episode (within the FlapWindow: not notified, but still said). */
+	set_link(0, false);
+	wait_logs(warn, 2);
+	/* Another process: the netdevs are found again, and why not said again. */
+	stop_server();
+	wait_note("DPDK application edge1 is gone", 1, NULL);
+	start_server(11);
+	wait_note("DPDK application edge1 restarted (pid 10 → 11)", 1, NULL);
+	wait_logs("its link follows kernel netdev lo", 2);
+	wait_logs("telemetry alone, not from a kernel netdev", 2);
 }
 
 static void
@@ -2217,6 +2287,8 @@ main(void)
 			nothing_dispatched_before_the_first_poll, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_configurations_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(port_netdev_option, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			netdev_followed_and_disagreement_said_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			short_flap_window_one_error_per_block, setup, teardown),
 		cmocka_unit_test_setup_teardown(clashing_names_made_unique, setup, teardown),

@@ -236,5 +236,47 @@ export function overview(): DashboardFile {
       '{{instance}} {{dpdk_instance}}']))
     .span(12).height(8));
 
+  // What the monitoring itself can see, and what it costs the application (issue 31):
+  // docs/alerts.md "Timing"; DpdkTelemetryDegraded fires beyond these bounds.
+  d.withRow(new RowBuilder('Detection and cost'));
+  const app = '{{instance}} {{dpdk_instance}}';
+  d.withPanel(timeseries('Link-down detection bound by port',
+    'How late a link going down can be seen on each port (detection_bound, dpdktel_events): ' +
+    'its link poll period plus Timeout, or about Timeout where the port\'s kernel netdev is ' +
+    'followed. The alert timings assume at most 10 s (line); beyond, DpdkTelemetryDegraded ' +
+    'fires with stretched="link": enable link-state interrupts, follow the netdev or raise ' +
+    'PollLoad (docs/alerts.md, "Timing").', 's')
+    .targets(queries([s('collectd_dpdktel_events_detection_bound', { type: 'link' }),
+      `${app} port {{port}}`]))
+    .thresholds(thresholds('green', [10, 'red']))
+    .thresholdsStyle(lines())
+    .min(0)
+    .dataLinks([toPort])
+    .span(8).height(8));
+  d.withPanel(timeseries('Counter read intervals',
+    'How often dpdktel_stats reads the basic counters (read) and the extended counters ' +
+    '(xstats) of each application: collectd\'s Interval, or longer when ReadLoad stretches ' +
+    'them. The 1-minute rate rules assume reads at most 30 s apart, the 5-minute ones 120 s ' +
+    '(lines); beyond, DpdkTelemetryDegraded fires.', 's')
+    .targets(queries(
+      [s('collectd_dpdktel_stats_poll_interval', { type: 'read' }), `${app} counters`],
+      [s('collectd_dpdktel_stats_poll_interval', { type: 'xstats' }), `${app} xstats`]))
+    .thresholds(thresholds('green', [30, 'orange'], [120, 'red']))
+    .thresholdsStyle(lines())
+    .min(0)
+    .span(8).height(8));
+  d.withPanel(timeseries('Cost to the application',
+    'What the dpdktel plugins cost each application\'s telemetry thread over the last 10 s, ' +
+    'in percent of one core (app_load): the events plugin\'s polls against PollLoad, the ' +
+    'stats plugin\'s reads against ReadLoad. A kind at its budget has its interval ' +
+    'stretched (see the two panels beside).', 'percent')
+    .targets(queries(
+      [s('collectd_dpdktel_stats_app_load', { type: 'polls' }), `${app} polls`],
+      [s('collectd_dpdktel_stats_app_load', { type: 'polls_budget' }), `${app} PollLoad`],
+      [s('collectd_dpdktel_stats_app_load', { type: 'reads' }), `${app} reads`],
+      [s('collectd_dpdktel_stats_app_load', { type: 'reads_budget' }), `${app} ReadLoad`]))
+    .min(0)
+    .span(8).height(8));
+
   return finish(d);
 }

@@ -120,6 +120,8 @@ struct ev_instance {
 	uint64_t quiet_until_ms;
 	unsigned int main_lcore;
 	int poll_err; /* the connection error that ended this poll, 0: none yet */
+	/* A restart seen inside a poll, told after it (ev_tell_restart()): old pid, 0: none. */
+	long restarted_from;
 	/* Links, lcores, and a request that only shows the application answers when neither
 	 * is due: each at PollInterval, or less often when the budget says so. */
 	struct dtp_budget budget[POLL_KINDS];
@@ -214,6 +216,7 @@ void ev_read_sources(struct ev_instance *ei, uint64_t t, struct reading *rd);
 void ev_read_alive(struct ev_instance *ei);
 enum events_poll ev_outcome(const struct ev_instance *ei, uint64_t sent_before);
 void ev_check_restart(struct ev_instance *ei);
+void ev_tell_restart(struct ev_instance *ei);
 void ev_judge(struct ev_instance *ei, enum events_poll poll, uint64_t t);
 
 /* confirm.c */

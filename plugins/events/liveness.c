@@ -57,22 +57,35 @@ pid_word(long pid, char *buf, size_t size)
 
 /*
  * Another process behind the socket, whether this poll was answered or not (one that hangs
- * right after it made its socket never answers, and SO_PEERCRED names it at connect): one
- * warning, and what was known of the old one goes. Liveness is then the new process's.
+ * right after it made its socket never answers, and SO_PEERCRED names it at connect): what
+ * was known of the old one goes at once, and liveness is then the new process's. Told by
+ * ev_tell_restart() once the poll is over: a notification plugin may take its time, and the
+ * stats plugin's reads wait while a poll is in progress.
  */
 void
 ev_check_restart(struct ev_instance *ei)
 {
-	char a[24], b[24];
 	long old_pid;
 
 	if (!dtp_target_restarted(&ei->t, &old_pid))
 		return;
-	pid_word(old_pid, a, sizeof(a));
+	ei->restarted_from = old_pid != 0 ? old_pid : -1;
+	ev_forget_state(ei);
+}
+
+/* One warning for the restart ev_check_restart() saw, if any. */
+void
+ev_tell_restart(struct ev_instance *ei)
+{
+	char a[24], b[24];
+
+	if (ei->restarted_from == 0)
+		return;
+	pid_word(ei->restarted_from > 0 ? ei->restarted_from : 0, a, sizeof(a));
 	pid_word(ei->t.pid, b, sizeof(b));
+	ei->restarted_from = 0;
 	ev_notify_instance(ei, NOTIF_WARNING, a, b, -1,
 		"DPDK application %s restarted (pid %s → %s)", ei->t.name, a, b);
-	ev_forget_state(ei);
 }
 
 /*

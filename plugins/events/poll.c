@@ -67,6 +67,7 @@ poll_once(struct ev_instance *ei)
 		poll = ev_outcome(ei, sent); /* a check may have met the hang */
 	}
 	dtel_shared_poll_end(ei->t.sh);
+	ev_tell_restart(ei);
 	plan_next(ei, &rd, t);
 	ev_judge(ei, poll, t);
 	if (poll == EVENTS_POLL_ANSWERED) {

@@ -139,7 +139,8 @@ spread(struct ev_instance *ei, uint64_t want_ns)
 		struct link_sched *s = &ei->sched[i];
 
 		if (s->period_ns <= 2 * want_ns) {
-			/* Its period may have just shrunk (its link came up): due by it. */
+			/* Its period may have just shrunk (its link came up): due by the new one.
+			 */
 			if (s->polled_ms != 0)
 				s->next_ms = s->polled_ms + s->period_ns / 1000000u;
 			s->spread = false;

@@ -32,8 +32,10 @@ HEALTH = {'up', 'telemetry_requests-sent', 'telemetry_requests-failed',
           'telemetry_requests-truncated', 'telemetry_requests-invalid',
           'telemetry_requests-discarded', 'telemetry_requests-queued',
           'telemetry_requests-deferred', 'reconnects', 'restarts', 'duration-read', 'uptime',
-          'not_responding', 'app_load', 'app_load-budget', 'poll_interval-read',
-          'poll_interval-link', 'poll_interval-lcore'}
+          'not_responding', 'app_load', 'app_load-budget', 'app_load-polls',
+          'app_load-reads', 'app_load-polls_budget', 'app_load-reads_budget',
+          'poll_interval-read', 'poll_interval-xstats', 'poll_interval-link',
+          'poll_interval-lcore'}
 
 
 def instances(paths):

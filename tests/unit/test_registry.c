@@ -175,6 +175,29 @@ h_echo(struct fake_server *fs, unsigned int c, const char *req, struct fake_repl
 		o->data = fs_printf("{\"%.*s\":null}", (int)strcspn(req, ","), req);
 }
 
+/*
+ * Single requests @req of @cmd until its learnt cost is that of a fast command (a first reply that
+ * came while the machine was busy would keep a batch to one request at a time): how many.
+ */
+static int
+warm_cost(struct dtel_shared *sh, const char *cmd, const char *req)
+{
+	uint64_t deadline = test_now_ms() + 5000, ns = UINT64_MAX;
+	int n = 0;
+
+	while (test_now_ms() < deadline) {
+		struct dtel_reply one;
+
+		assert_int_equal(dtel_shared_query(sh, req, 2000, &one), 0);
+		dtel_reply_release(&one);
+		n++;
+		if (dtel_shared_cost(sh, cmd, &ns) == 0 && ns < 100 * 1000)
+			break;
+	}
+	assert_true(ns < 100 * 1000);
+	return n;
+}
+
 /* More requests than the window: each reply in its place, sent ahead of the replies. */
 static void
 many_replies_in_order(void **state)
@@ -186,6 +209,7 @@ many_replies_in_order(void **state)
 	struct dtel_reply r[MANY];
 	int res[MANY];
 	struct dtel_shared *sh;
+	int warm;
 
 	(void)state;
 	for (int i = 0; i < MANY; i++) {
@@ -193,6 +217,7 @@ many_replies_in_order(void **state)
 		p[i] = cmds[i];
 	}
 	assert_int_equal(dtel_shared_get(fs_path(fs), &sh), 0);
+	warm = warm_cost(sh, "/echo", "/echo,w");
 	assert_int_equal(dtel_shared_query_many(sh, p, MANY, 8, 2000, r, res), 0);
 	for (int i = 0; i < MANY; i++) {
 		char want[48];
@@ -203,7 +228,7 @@ many_replies_in_order(void **state)
 			assert_string_equal(r[i].json, want);
 		dtel_reply_release(&r[i]);
 	}
-	assert_int_equal(fs_requests(fs), MANY);
+	assert_int_equal(fs_requests(fs), MANY + warm);
 	assert_true(fs_saw_pipelined(fs));
 	assert_false(fs_saw_overlap(fs));
 	assert_int_equal(fs_connections(fs), 1);

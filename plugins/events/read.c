@@ -372,7 +372,7 @@ batch_make(struct ev_instance *ei, uint64_t t, struct batch *b)
 		.r = calloc(cap, sizeof(*b->r)),
 		.res = malloc(cap * sizeof(*b->res)),
 		.sample = calloc(cap, sizeof(*b->sample)),
-		.at = malloc(cap * sizeof(*b->at))};
+		.at = calloc(cap, sizeof(*b->at))};
 	if (!b->cmd || !b->p || !b->r || !b->res || !b->sample || !b->at)
 		return -ENOMEM;
 	b->p[b->n++] = "/ethdev/list";

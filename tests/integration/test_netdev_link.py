@@ -135,10 +135,10 @@ def test_collectd_netns(build_dir, source_dir):
             3: {'name': 'net_null0', 'none': 'net_null0 has no kernel netdev'},
         }
         assert own_tap.startswith('dtap')
-        log = followed(cd, 'nd', (0, 1, 2))
-        assert ("port 3 (net_null0) of DPDK application 'nd': its link comes from the "
-                "telemetry alone, not from a kernel netdev: net_null0 has no kernel netdev"
-                in log), log
+        followed(cd, 'nd', (0, 1, 2))
+        wait_until(lambda: "port 3 (net_null0) of DPDK application 'nd': its link comes from "
+                   "the telemetry alone, not from a kernel netdev: net_null0 has no kernel "
+                   "netdev" in cd.log(), 10, 'why port 3 has no netdev')
         # A followed port: its telemetry is a cross-check every DownPollInterval at most
         # (PollLoad may stretch it further), and a change is seen within the check's own
         # Timeout.

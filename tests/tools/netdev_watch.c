@@ -179,20 +179,24 @@ main(int argc, char **argv)
 	 * says why (-ESRCH). */
 	if (dtel_probe_pid(argv[1], &pid) < 0)
 		pid = 0;
-	if (app_open(argv[1], &a) < 0)
-		return 1;
+	if (app_open(argv[1], &a) < 0) {
+		ret = 1;
+		goto out;
+	}
 	ret = ev_netdev_open(pid, TIMEOUT_MS, &nd, why, sizeof(why));
 	if (ret < 0) {
 		printf("unused %d %s\n", ret, why);
-		return 3;
+		ret = 3;
+	} else {
+		printf("netns %s\n", ev_netdev_other_netns(nd) ? "other" : "same");
+		map_ports(nd, &a, argc, argv);
+		printf("ready\n");
+		fflush(stdout);
+		ret = watch(nd);
+		ev_netdev_close(nd);
 	}
-	printf("netns %s\n", ev_netdev_other_netns(nd) ? "other" : "same");
-	map_ports(nd, &a, argc, argv);
+out:
 	dtel_session_close(a.s);
-	printf("ready\n");
-	fflush(stdout);
-	ret = watch(nd);
-	ev_netdev_close(nd);
 	free(a.ports);
 	free(a.argv);
 	return ret;

@@ -32,6 +32,7 @@ struct ev_follow {
 	uint64_t disagree_ms; /* since when the telemetry's state differs, 0: it agrees */
 	bool warned; /* the disagreement was said */
 	char ifname[IFNAMSIZ];
+	char dev[DTEL_STRING_MAX]; /* the device at the port id when it was mapped */
 };
 
 static struct ev_follow *
@@ -219,6 +220,7 @@ map_port(struct ev_instance *ei, struct ev_follow *f)
 	if (ret < 0)
 		return;
 	f->tried = true;
+	snprintf(f->dev, sizeof(f->dev), "%s", info.name);
 	read_eal_argv(ei);
 	w.ifname = ev_port_netdev_of(&ei->o->port_netdev, f->id);
 	if (ei->eal_argc > 0 &&
@@ -243,6 +245,17 @@ map_port(struct ev_instance *ei, struct ev_follow *f)
 			       : "; each change is checked with the telemetry");
 }
 
+static bool
+changed_device(struct ev_instance *ei, const struct ev_follow *f)
+{
+	const struct events_port *p = NULL;
+
+	for (size_t i = 0; i < ei->nports && p == NULL; i++)
+		if (ei->ports[i].id == f->id)
+			p = &ei->ports[i];
+	return p != NULL && p->name[0] != '\0' && strcmp(p->name, f->dev) != 0;
+}
+
 /*
  * After a poll's reading: the ports listed for the first time in this process are mapped (the
  * handle of the application's namespace is opened at the first), those no longer listed are
@@ -259,7 +272,16 @@ ev_follow_map(struct ev_instance *ei, const struct reading *rd)
 		unsigned int id = rd->links[i].port;
 		struct ev_follow *f = DTP_SLOT(ei->follow, ei->nfollow, id, NULL);
 
-		if (f == NULL || f->tried)
+		if (f == NULL)
+			continue;
+		/* Another device at this port id (one detached, another attached between two
+		 * listings; confirm.c learns the name at each going down): mapped anew. */
+		if (f->tried && f->dev[0] != '\0' && changed_device(ei, f)) {
+			if (ei->nd != NULL)
+				ev_netdev_unmap(ei->nd, f->id);
+			*f = (struct ev_follow){.id = f->id};
+		}
+		if (f->tried)
 			continue;
 		if (ei->o->link_netdev && !ei->nd_tried)
 			open_netns(ei);

@@ -7,6 +7,9 @@ dpdktel scrape job and rules, and Alertmanager with grafana/alertmanager/alertma
 drop rates, each lcore's state, the firing alerts (from Prometheus), the notifications
 Alertmanager delivered to each receiver and the notifications collectd got.
 With --scenario it also takes a link down, injects a stall and shows both fire and clear.
+With --ha the monitoring is the highly available variant of grafana/ (helpers/ha.py): two
+Prometheus servers (prometheus-ha-a.yml, -b.yml) and two Alertmanagers in a cluster
+(prometheus-alertmanager.mon-a, .mon-b), each delivery printed with the node that sent it.
 Run through scripts/demo, which bootstraps and builds first.
 """
 import argparse
@@ -23,6 +26,7 @@ os.environ.setdefault('DTEL_SOURCE_DIR', SOURCE)
 from helpers import dpdk  # noqa: E402
 from helpers.alertmanager import Alertmanager, Webhook, send_alerts_to  # noqa: E402
 from helpers.collectd import Collectd  # noqa: E402
+from helpers.ha import HAMonitoring  # noqa: E402
 from helpers.pipeline import Traffic, collectd_config  # noqa: E402
 from helpers.process import free_port  # noqa: E402
 from helpers.prom import Prometheus  # noqa: E402
@@ -61,20 +65,23 @@ def rate(v):
     return f'{v:.0f}'
 
 
-def deliveries(hook, seen):
-    """Lines for what Alertmanager delivered since the last call: receiver, status, alert."""
+def deliveries(hook, seen, sender=None):
+    """Lines for what Alertmanager delivered since the last call: receiver, status, alert
+    (and, for a cluster, sender(externalURL): the node that sent it)."""
     lines = []
     got = hook.received()
     for _, receiver, payload in got[seen:]:
+        by = f' (sent by {sender(payload["externalURL"])})' if sender else ''
         for a in payload['alerts']:
             lb = a['labels']
             where = ' '.join(f'{k}={lb[k]}' for k in ('port', 'lcore') if k in lb)
-            lines.append(f'  delivered to {receiver}: {a["status"].upper()} {lb["alertname"]}'
-                         f'{" " + where if where else ""}: {a["annotations"].get("summary", "")}')
+            lines.append(f'  delivered to {receiver}{by}: {a["status"].upper()} '
+                         f'{lb["alertname"]}{" " + where if where else ""}: '
+                         f'{a["annotations"].get("summary", "")}')
     return lines, len(got)
 
 
-def summary(prom, cd, seen_notes, hook, seen_deliveries):
+def summary(prom, cd, seen_notes, hook, seen_deliveries, sender=None):
     q = prom.query
     link = by(q('collectd_dpdktel_events_link_status{dpdk_instance="demo"}'), 'port')
     # Rates over the last 10 s (the dashboards use the 1-minute recording rules).
@@ -94,7 +101,7 @@ def summary(prom, cd, seen_notes, hook, seen_deliveries):
                       a['labels'].get('lcore') or '') for a in prom.firing()})
     lines.append('  alerts firing: ' + (', '.join(f'{n} {w}'.strip() for n, w in firing)
                                          if firing else 'none'))
-    delivered, seen_deliveries = deliveries(hook, seen_deliveries)
+    delivered, seen_deliveries = deliveries(hook, seen_deliveries, sender)
     lines += delivered
     notes = cd.notifications()
     for n in notes[seen_notes:]:
@@ -124,23 +131,47 @@ def run(args):
     wp_port = free_port()
     cd = Collectd(build, SOURCE, collectd_config('demo', app.socket, wp_port), hostname='demo',
                   ours=('dpdktel_stats', 'dpdktel_events'), system_plugins=('write_prometheus',))
-    prom = Prometheus([f'127.0.0.1:{wp_port}'])
     # The example routing and inhibition as they are (group_wait 10 s for critical alerts,
     # 1 min for warnings); only the receivers are the demo's webhook, which prints.
     hook = Webhook().start()
-    am = Alertmanager(hook.url, group_wait=None, group_interval=None)
+    ha = prom = am = sender = None
+    if args.ha:
+        # The shipped HA files: only addresses replaced, and 1 s scrapes and evaluations.
+        ha = HAMonitoring([f'127.0.0.1:{wp_port}'], hook.url)
+        prom = ha.proms[0]
+        sender = lambda url: 'mon-' + 'ab'[ha.ams.index(ha.am_by_url(url))]  # noqa: E731
+    else:
+        prom = Prometheus([f'127.0.0.1:{wp_port}'])
+        am = Alertmanager(hook.url, group_wait=None, group_interval=None)
     try:
         cd.start()
-        am.start()
-        send_alerts_to(prom, am)
-        prom.start()
-        prom.wait_for_target()
+        if ha:
+            ha.start()
+            for p in ha.proms:
+                p.wait_for_target()
+            ha.wait_cluster()
+        else:
+            am.start()
+            send_alerts_to(prom, am)
+            prom.start()
+            prom.wait_for_target()
         print(f'demo: dpdktel-fwd pid {app.pid}, telemetry socket {app.socket}')
         print(f'demo: collectd (dpdktel_stats, dpdktel_events) metrics: '
               f'http://127.0.0.1:{wp_port}/metrics')
-        print(f'demo: Prometheus with the dpdktel rules: {prom.url}  (alerts: {prom.url}/alerts)')
-        print(f'demo: Alertmanager with grafana/alertmanager/alertmanager.yml: {am.url}  '
-              '(what it delivers to dpdktel-pager and dpdktel-mail is printed below)')
+        if ha:
+            for p, name in zip(ha.proms, 'AB'):
+                print(f'demo: Prometheus {name} of the pair (prometheus-ha-{name.lower()}.yml): '
+                      f'{p.url}  (alerts: {p.url}/alerts)')
+            for a, name in zip(ha.ams, ('mon-a', 'mon-b')):
+                print(f'demo: Alertmanager {name} of the cluster (alertmanager.yml, '
+                      f'prometheus-alertmanager.{name}): {a.url}')
+            print('demo: the cluster has settled; what it delivers to dpdktel-pager and '
+                  'dpdktel-mail is printed below, with the node that sent it')
+        else:
+            print(f'demo: Prometheus with the dpdktel rules: {prom.url}  '
+                  f'(alerts: {prom.url}/alerts)')
+            print(f'demo: Alertmanager with grafana/alertmanager/alertmanager.yml: {am.url}  '
+                  '(what it delivers to dpdktel-pager and dpdktel-mail is printed below)')
         print(f'demo: dashboards to import into a Grafana of yours: {SOURCE}/grafana/dashboards')
         print(f'demo: try  {build}/telemetry/dpdktel -p {app.prefix} ports')
         if args.scenario:
@@ -152,13 +183,16 @@ def run(args):
         while args.seconds is None or time.time() - t0 < args.seconds:
             if args.scenario:
                 scenario_step(time.time() - t0, ifaces, done)
-            seen, seen_am = summary(prom, cd, seen, hook, seen_am)
+            seen, seen_am = summary(prom, cd, seen, hook, seen_am, sender)
             time.sleep(2)
     finally:
         if traffic:
             traffic.close()
-        prom.cleanup()
-        am.cleanup()
+        if ha:
+            ha.cleanup()
+        else:
+            prom.cleanup()
+            am.cleanup()
         hook.stop()
         cd.cleanup()
         app.cleanup()
@@ -172,6 +206,8 @@ def main():
     ap.add_argument('--build', default=os.environ.get('DTEL_BUILD_DIR', 'build'))
     ap.add_argument('--scenario', action='store_true',
                     help='take a link down and inject a stall, then watch them clear')
+    ap.add_argument('--ha', action='store_true',
+                    help='two Prometheus servers and two clustered Alertmanagers')
     ap.add_argument('--for', dest='seconds', type=float, default=None,
                     help='stop by itself after SECONDS')
     args = ap.parse_args()

@@ -122,6 +122,7 @@ struct ev_instance {
 	int poll_err; /* the connection error that ended this poll, 0: none yet */
 	/* A restart seen inside a poll, told after it (ev_tell_restart()): old pid, 0: none. */
 	long restarted_from;
+	bool alive_capped; /* the liveness request was once kept to its share of the budget */
 	/* Links, lcores, and a request that only shows the application answers when neither
 	 * is due: each at PollInterval, or less often when the budget says so. */
 	struct dtp_budget budget[POLL_KINDS];

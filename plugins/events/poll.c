@@ -15,6 +15,38 @@
 
 #include "instance.h"
 
+/* The most of the polls' budget the liveness request may take: on hardware (about 12 us a
+ * request, 0.06 % of a core at PollInterval) it never needs it; where waking the
+ * application's thread costs more (a VM: up to 0.2 ms) it would take most of PollLoad from
+ * the link poll, which a page needs more. */
+#define ALIVE_SHARE 0.25
+
+/* The interval the liveness request asks for: PollInterval, or longer so that it asks at
+ * most ALIVE_SHARE of the polls' budget in force (PollLoad, or MaxAppLoad when lower). */
+static uint64_t
+alive_want(struct ev_instance *ei, uint64_t want)
+{
+	double budget = ei->o->poll_load, least;
+
+	if (ei->o->max_app_load >= 0 && (budget <= 0 || ei->o->max_app_load < budget))
+		budget = ei->o->max_app_load;
+	if (budget <= 0 || ei->round_ns[POLL_ALIVE] == 0)
+		return want;
+	least = (double)ei->round_ns[POLL_ALIVE] / (budget / 100 * ALIVE_SHARE);
+	if (least <= (double)want)
+		return want;
+	if (!ei->alive_capped) /* once per instance: its cost moves about the bound */
+		plugin_log(LOG_INFO,
+			"dpdktel_events plugin: DPDK application '%s': liveness request every "
+			"%.3g s instead of %g s: it costs the application's telemetry thread %.3g "
+			"ms, and may take at most a quarter of the polls' budget (%g %% of one "
+			"core); the rest is the link poll's",
+			ei->t.name, least / 1e9, ei->o->poll_interval,
+			(double)ei->round_ns[POLL_ALIVE] / 1e6, budget);
+	ei->alive_capped = true;
+	return (uint64_t)least;
+}
+
 /*
  * When each kind of poll that ran is due again: PollInterval, or longer within the budget;
  * links read port by port, each port when its schedule says (schedule.c). A kind whose
@@ -36,7 +68,9 @@ plan_next(struct ev_instance *ei, const struct reading *rd, uint64_t t)
 				next != UINT64_MAX && next != 0 ? next : t + want / 1000000u;
 		} else {
 			ei->next_ms[k] = t +
-				dtp_budget_plan(&ei->budget[k], ei->round_ns[k], want) / 1000000u;
+				dtp_budget_plan(&ei->budget[k], ei->round_ns[k],
+					k == POLL_ALIVE ? alive_want(ei, want) : want) /
+					1000000u;
 		}
 		ei->round_ns[k] = 0;
 	}

@@ -50,3 +50,27 @@ def test_demo_scenario_prints_what_alertmanager_delivers(source_dir, build_dir):
         line = (f'delivered to {receiver}: FIRING DpdkLinkDown port=1: '
                 f'Link down on port 1 ({device}) of demo on demo')
         assert out.count(line) == 1, out
+
+
+def test_demo_ha_starts_the_pair_and_the_cluster(source_dir, build_dir):
+    """--ha: two Prometheus servers and two Alertmanagers that have formed one cluster
+    (the demo prints their URLs once it has settled), all gone afterwards."""
+    env = dict(os.environ, DTEL_BUILD_DIR=build_dir)
+    p = subprocess.run([os.path.join(source_dir, 'scripts', 'demo'), '--ha', '--for', '4'],
+                       capture_output=True, text=True, timeout=240, env=env)
+    out = p.stdout
+    assert p.returncode == 0, out + p.stderr
+    proms = re.findall(r'Prometheus ([AB]) of the pair \(prometheus-ha-[ab]\.yml\): '
+                       r'(http://127\.0\.0\.1:\d+)', out)
+    ams = re.findall(r'Alertmanager (mon-[ab]) of the cluster \(alertmanager\.yml, '
+                     r'prometheus-alertmanager\.mon-[ab]\): (http://127\.0\.0\.1:\d+)', out)
+    assert [n for n, _ in proms] == ['A', 'B'] and [n for n, _ in ams] == ['mon-a', 'mon-b'], out
+    assert 'demo: the cluster has settled' in out
+    assert re.search(r'port 1: link up', out), out
+    assert 'demo: stopped dpdktel-fwd, collectd, Prometheus and Alertmanager' in out
+    for name, url in proms + ams:
+        try:
+            urllib.request.urlopen(url, timeout=2)
+            raise AssertionError(f'{name} still answers after the demo')
+        except OSError:
+            pass

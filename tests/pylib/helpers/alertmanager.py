@@ -4,7 +4,8 @@ The configuration is grafana/alertmanager/alertmanager.yml itself: its routing t
 group_by, repeat_interval, continue) and inhibit_rules are kept as they are; only every
 receiver is pointed at a webhook on loopback and the tree's group_wait/group_interval are
 shortened, so a test sees in seconds what users get in minutes. Gossip is off (no cluster
-port). The process is ended by PID and its directory removed (helpers/process.py Daemon).
+port) unless the node is one of a cluster (cluster_args, helpers/ha.py). The process is ended
+by PID and its directory removed (helpers/process.py Daemon).
 
     with Webhook() as hook, Alertmanager(hook.url) as am:
         am.post([{'labels': {...}}])
@@ -116,8 +117,13 @@ def matches(labels, want):
 
 
 class Alertmanager(WebDaemon):
-    def __init__(self, webhook_url=None, config=None, binary=BINARY, **timings):
-        """config: a config dict; default: delivery_config(webhook_url, **timings)."""
+    def __init__(self, webhook_url=None, config=None, binary=BINARY, cluster_args=(),
+                 log_level='warn', **timings):
+        """config: a config dict; default: delivery_config(webhook_url, **timings).
+        cluster_args: the --cluster.* flags of a node of a cluster (helpers/ha.py); none:
+        gossip off. log_level debug: each flush of a group and each notification sent."""
+        self.cluster_args = list(cluster_args)
+        self.log_level = log_level
         self.dir = tempfile.mkdtemp(prefix='dtel-alertmanager-')
         self.config = config if config is not None else delivery_config(webhook_url, **timings)
         self.config_path = os.path.join(self.dir, 'alertmanager.yml')
@@ -130,11 +136,16 @@ class Alertmanager(WebDaemon):
 
     name = 'alertmanager'
 
-    def argv(self, port):
-        return [self.binary, f'--config.file={self.config_path}',
+    def args(self, port):
+        """Its command line but the program: what ARGS= of its /etc/default file would say."""
+        return [f'--config.file={self.config_path}',
                 f'--storage.path={os.path.join(self.dir, "data")}',
-                f'--web.listen-address=127.0.0.1:{port}', '--cluster.listen-address=',
-                '--log.level=warn']
+                f'--web.listen-address=127.0.0.1:{port}'] + (
+                    self.cluster_args or ['--cluster.listen-address=']) + [
+                        f'--log.level={self.log_level}']
+
+    def argv(self, port):
+        return [self.binary] + self.args(port)
 
     def _request(self, path, data=None):
         req = urllib.request.Request(self.url + '/api/v2/' + path, method='POST' if data
@@ -159,6 +170,10 @@ class Alertmanager(WebDaemon):
     def alert(self, **labels):
         found = [a for a in self.alerts() if matches(a['labels'], labels)]
         return found[0] if len(found) == 1 else None
+
+    def status(self):
+        """GET /api/v2/status: its cluster as {name, status (ready, settling), peers}."""
+        return self._request('status')
 
     def prometheus_config(self):
         """The `alerting` section for a Prometheus that sends here."""

@@ -83,17 +83,17 @@ def config(socket_path, notes, events_extra='', stats_extra=''):
             f'{events_extra}{inst}</Plugin>\n')
 
 
-def liveness_cost(app, release, n=100):
-    """What one /info request every PollInterval costs the application's telemetry threads
-    (ns of CPU a request), measured before collectd starts: its share of PollLoad is not the
-    link poll's (docs/dpdktel_events.md, "Detection time"). On hardware about 12 us; on a VM,
-    where waking a thread costs more, several times that."""
+def request_cost(app, release, cmd, n=50):
+    """What one request `cmd` every PollInterval costs the application's telemetry threads
+    (ns of CPU a request, wake-up included), measured before collectd starts: what the
+    plugins learn of it, measured independently of them. On hardware /info costs about
+    12 us; on a VM, where waking a thread costs more, several times that."""
     tel = telemetry_threads(release)
     with telemetry.Client(app.socket) as c:
-        c.query('/info')  # the connection's own thread, before counting
+        c.query(cmd)  # the connection's own thread, before counting
         before = cpu.thread_times(app.pid, tel)
         for _ in range(n):
-            c.query('/info')
+            c.query(cmd)
             time.sleep(POLL_INTERVAL)
         after = cpu.thread_times(app.pid, tel)
     return cpu.delta(before, after)[0] / n
@@ -151,7 +151,8 @@ class Run:
             if self.slow and 'dtel_slow_telemetry: pid' not in self.app.log():
                 raise Fatal(f'the slow-telemetry shim did not start in testpmd:\n'
                             f'{self.app.log()[:2000]}')
-            self.liveness_cost = liveness_cost(self.app, self.release)
+            self.liveness_cost = request_cost(self.app, self.release, '/info', 100)
+            self.link_cost = request_cost(self.app, self.release, '/ethdev/link_status,1')
             self.cd = Collectd(self.build_dir, self.source_dir,
                                config(self.app.socket, self.notes, self.events_extra,
                                       self.stats_extra),
@@ -293,7 +294,7 @@ class Run:
              'app_cpu': used / 1e9 / (t1 - t0) * 100, 'app_threads_lost': lost,
              'collectd_cpu': cpu.delta(cd0, cd1)[0] / 1e9 / (t1 - t0) * 100,
              'downs': downs, 'ups': ups, 'missed': missed, 'load': host_load(),
-             'liveness_cost': self.liveness_cost}
+             'liveness_cost': self.liveness_cost, 'link_cost': self.link_cost}
         r['rate'] = {p: self._rate(self.counter_rows(p, 'sent'), w0, w1) for p in PLUGINS}
         r['requests_per_s'] = sum(r['rate'].values())
         r.update(self.run_counts(w1))
@@ -354,6 +355,7 @@ def summary(r):
             f'({r["reads"]} stats reads in {r["seconds"]:.0f} s), '
             f'link down p95 {pct(r["downs"], 95) * 1e3:.0f} ms of {len(r["downs"])}, '
             f'{r["missed"]} missed, liveness poll {r["liveness_cost"] / 1e3:.0f} us, '
+            f'link request {r["link_cost"] / 1e3:.0f} us, '
             f'false {len(kinds)} '
             f'({", ".join(f"{k} {kinds.count(k)}" for k in FALSE_KINDS if k in kinds)}), '
             f'failed {r["failed"]}, warnings {len(r["warnings"])}, '

@@ -106,19 +106,20 @@ class WebDaemon(Daemon):
     def log(self):
         return read_log(self.log_path)
 
-    def start(self, timeout=30, attempts=3):
+    def start(self, timeout=30, attempts=3, port=None):
         """Start and wait until /-/ready. A port taken between choosing and binding it
-        makes the daemon exit: try another one."""
+        makes the daemon exit: try another one. port: listen there, and only there (a
+        daemon restarted where others send to it: an Alertmanager of a Prometheus)."""
         from .wait import wait_until
-        for attempt in range(attempts):
-            self.port = free_port()
+        for attempt in range(1 if port else attempts):
+            self.port = port or free_port()
             with open(self.log_path, 'w') as log:
                 self.proc = subprocess.Popen(self.argv(self.port), stdout=log,
                                              stderr=subprocess.STDOUT, start_new_session=True)
             state = wait_until(self._ready_or_exited, timeout, f'{self.name} ready on {self.url}')
             if state == 'ready':
                 return self
-            if 'address already in use' not in self.log() or attempt == attempts - 1:
+            if 'address already in use' not in self.log() or port or attempt == attempts - 1:
                 raise RuntimeError(f'{self.name} exited with {self.proc.returncode}:\n'
                                    f'{self.log()}')
         return self

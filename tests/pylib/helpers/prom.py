@@ -58,13 +58,15 @@ class PrometheusError(AssertionError):
 
 class Prometheus(WebDaemon):
     def __init__(self, targets, scrape_interval='1s', evaluation_interval='1s',
-                 rule_files=(RULES,), binary='prometheus', netns=None):
+                 rule_files=(RULES,), binary='prometheus', netns=None, config=None):
+        """config: a whole configuration (dict) instead of make_config()'s (helpers/ha.py)."""
         self.netns = netns  # run inside this network namespace (helpers/netns.py)
         self.dir = tempfile.mkdtemp(prefix='dtel-prometheus-')
         self.config_path = os.path.join(self.dir, 'prometheus.yml')
+        if config is None:
+            config = make_config(targets, scrape_interval, evaluation_interval, rule_files)
         with open(self.config_path, 'w') as f:
-            yaml.safe_dump(make_config(targets, scrape_interval, evaluation_interval,
-                                       rule_files), f, sort_keys=False)
+            yaml.safe_dump(config, f, sort_keys=False)
         self.log_path = os.path.join(self.dir, 'prometheus.log')
         self.binary = binary
         self.proc = None

@@ -659,6 +659,13 @@ struct dtel_eal_params {
 	unsigned int flags;
 };
 int dtel_parse_eal_params(const struct dtel_reply *reply, struct dtel_eal_params *ret);
+/**
+ * /eal/params as the list of the application's EAL arguments, argv[0] first (for the
+ * arguments of a --vdev, say). On success *ret_argv is a malloc'ed array owned by the caller
+ * (free()), or NULL for an empty list; returns the count. An argument that is not a string
+ * of at most DTEL_STRING_MAX - 1 bytes is "" (DPDK cuts longer ones itself).
+ */
+int dtel_parse_eal_argv(const struct dtel_reply *reply, char (**ret_argv)[DTEL_STRING_MAX]);
 
 /** Words of struct dtel_eal_lcore_info's cpuset: CPUs 0 to 1023. */
 #define DTEL_CPUSET_WORDS 16

@@ -6,6 +6,7 @@
  * not one complete, valid JSON value.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -736,7 +737,7 @@ dtel_parse_port_info(const struct dtel_reply *reply, struct dtel_port_info *ret)
 /* /eal/params ------------------------------------------------------------------------ */
 
 struct params_ctx {
-	char (*argv)[DTEL_PATH_MAX];
+	char (*argv)[DTEL_STRING_MAX]; /* DPDK cuts its strings to 127 bytes: each fits */
 	size_t n, cap;
 	unsigned int flags;
 };
@@ -753,14 +754,14 @@ params_visit(void *ctx, const struct dtel__jframe *path, int depth, const struct
 		return -EPROTO;
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 16;
-		char(*nv)[DTEL_PATH_MAX] = realloc(c->argv, cap * sizeof(*nv));
+		char(*nv)[DTEL_STRING_MAX] = realloc(c->argv, cap * sizeof(*nv));
 
 		if (nv == NULL)
 			return -ENOMEM;
 		c->argv = nv;
 		c->cap = cap;
 	}
-	if (dtel__json_str(t->p, t->len, t->escaped, c->argv[c->n], DTEL_PATH_MAX) < 0) {
+	if (dtel__json_str(t->p, t->len, t->escaped, c->argv[c->n], DTEL_STRING_MAX) < 0) {
 		c->flags |= DTEL_F_INVALID;
 		c->argv[c->n][0] = '\0';
 	}
@@ -786,7 +787,7 @@ copy_str(char *dst, size_t size, const char *src, unsigned int *flags)
  * over a separate value. NULL when argv[*i] is not that option.
  */
 static const char *
-opt_value(char (*argv)[DTEL_PATH_MAX], size_t n, size_t *i, const char *opt)
+opt_value(char (*argv)[DTEL_STRING_MAX], size_t n, size_t *i, const char *opt)
 {
 	const char *a = argv[*i];
 	size_t len = strlen(opt);
@@ -846,6 +847,24 @@ dtel_parse_eal_params(const struct dtel_reply *reply, struct dtel_eal_params *re
 	}
 	free(c.argv);
 	return r;
+}
+
+int
+dtel_parse_eal_argv(const struct dtel_reply *reply, char (**ret_argv)[DTEL_STRING_MAX])
+{
+	struct params_ctx c = {0};
+	unsigned int flags = 0;
+	int r;
+
+	if (ret_argv == NULL)
+		return -EINVAL;
+	r = dtel__walk_reply(reply, "/eal/params", params_visit, &c, &flags);
+	if (r < 0 || c.n > INT_MAX) {
+		free(c.argv);
+		return r < 0 ? r : -EPROTO;
+	}
+	*ret_argv = c.argv;
+	return (int)c.n;
 }
 
 /* /eal/lcore/info (DPDK >= 23.03) ---------------------------------------------------- */

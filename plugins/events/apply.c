@@ -145,4 +145,6 @@ ev_forget_state(struct ev_instance *ei)
 	ei->nsched = 0;
 	ei->link_overhead = 0;
 	ei->warned_slow = false;
+	/* Its netdevs may be in another namespace, its ports other devices. */
+	ev_follow_forget(ei);
 }

@@ -75,6 +75,13 @@ confirm_links(struct ev_instance *ei, struct reading *rd)
 
 		if (p == NULL)
 			continue;
+		/* Its link is its netdev's carrier (follow.c): the telemetry cannot confirm it. */
+		if (ev_follow_only_signal(ei, r->port)) {
+			rd->link_passed[i] =
+				events_link_check(p, r, false) != EVENTS_CHECK_FIRST_DOWN ||
+				learn_info(ei, p);
+			continue;
+		}
 		switch (events_link_check(p, r, ei->o->link_confirm && confirm)) {
 		case EVENTS_CHECK_FIRST_DOWN:
 			rd->link_passed[i] =

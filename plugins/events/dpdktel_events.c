@@ -26,6 +26,9 @@
  *   notify.c          the notifications' texts and meta data
  *   publish.c         the snapshot the read callback dispatches, and when values go out
  *   machines.h, link.c, lcore.c  the state machines: pure, unit-tested row by row
+ *   netdev.h          the kernel netdev as a link source (rtnetlink), no collectd in it:
+ *                     netdev.c the socket in the application's network namespace, netlink.c
+ *                     its messages, netdev_map.c which netdev backs a port
  * Shared with dpdktel_stats: plugins/common/ (dtp.h).
  */
 #include <errno.h>
@@ -55,7 +58,63 @@ static const struct events_opts defaults = {
 	.poll_load = DTP_LOAD_DEFAULT,
 	.max_app_load = DTP_MAX_APP_LOAD_UNSET,
 	.down_poll_interval = 3,
+	.link_netdev = true,
 };
+
+#define PORT_NETDEV_EXPECT "one or more \"<port id>=<netdev>\" such as \"0=eth3\""
+
+/* PortNetdev "0=eth3" "1=eth4": the netdev of a port where it cannot be told. Port ids are
+ * one application's: <Instance> blocks only. */
+static int
+port_netdev_parse(struct dtp_conf *c, const oconfig_item_t *ci, const char *where, void *field)
+{
+	struct ev_port_netdevs *pn = field;
+	char why[EV_NETDEV_WHY_MAX], vals[256];
+	int errors = c->errors;
+
+	if (where[0] == '\0')
+		dtp_conf_error(c, where,
+			"option 'PortNetdev' belongs in an <Instance \"name\"> block (port ids are "
+			"an application's own); did you forget to add one?");
+	else if (ci->values_num < 1)
+		dtp_conf_error(c, where,
+			"option 'PortNetdev' has the invalid value no value: "
+			"expected " PORT_NETDEV_EXPECT);
+	for (int i = 0; c->errors == errors && i < ci->values_num; i++) {
+		const char *v = ci->values[i].value.string;
+		struct ev_port_netdev e, *nv;
+
+		if (ci->values[i].type != OCONFIG_TYPE_STRING) {
+			dtp_conf_error(c, where,
+				"option 'PortNetdev' has the invalid value %s: "
+				"expected " PORT_NETDEV_EXPECT,
+				dtp_conf_describe(ci, vals, sizeof(vals)));
+		} else if (ev_netdev_parse_spec(v, &e.port, e.ifname, why, sizeof(why)) < 0) {
+			dtp_conf_error(c, where,
+				"option 'PortNetdev' has the invalid value \"%s\": %s", v, why);
+		} else if (ev_port_netdev_of(pn, e.port) != NULL) {
+			dtp_conf_error(c, where,
+				"option 'PortNetdev' names port %u twice (\"%u=%s\" and \"%s\"): "
+				"expected one netdev per port",
+				e.port, e.port, ev_port_netdev_of(pn, e.port), v);
+		} else if ((nv = realloc(pn->v, (pn->n + 1) * sizeof(*nv))) == NULL) {
+			dtp_conf_error(c, where, "out of memory");
+		} else {
+			pn->v = nv;
+			pn->v[pn->n++] = e;
+		}
+	}
+	return c->errors == errors ? 0 : -1;
+}
+
+static void
+port_netdev_free(void *field)
+{
+	struct ev_port_netdevs *pn = field;
+
+	free(pn->v);
+	memset(pn, 0, sizeof(*pn));
+}
 
 #define OPT(...) DTP_OPT(events_opts, __VA_ARGS__)
 #define BOOL_OPT(...) DTP_BOOL_OPT(events_opts, __VA_ARGS__)
@@ -85,6 +144,10 @@ static const struct dtp_option options[] = {
 	OPT("DownPollInterval", DTP_OPT_SECONDS, down_poll_interval, 0.001, 3600,
 		"seconds between two polls of a port whose link is down, more than 0 and at most "
 		"3600"),
+	BOOL_OPT("LinkNetdev", link_netdev),
+	{"PortNetdev", DTP_OPT_CUSTOM, offsetof(struct events_opts, port_netdev),
+		sizeof(struct ev_port_netdevs), DTP_OPT_INSTANCE, 0, 0, PORT_NETDEV_EXPECT,
+		port_netdev_parse, port_netdev_free},
 };
 
 struct dtp_conf ev_conf;

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "instance.h"
 
@@ -33,7 +35,8 @@ ev_instance_free(struct ev_instance *ei)
 	free(ei->snap.sched);
 	pthread_mutex_destroy(&ei->lock);
 	pthread_mutex_destroy(&ei->dispatch_lock);
-	pthread_cond_destroy(&ei->wake);
+	if (ei->wake_fd >= 0)
+		close(ei->wake_fd);
 	free(ei->ports);
 	free(ei->lcores);
 	free(ei->snap.ports);
@@ -59,7 +62,6 @@ int
 ev_instance_start(const char *name, const char *path, const struct events_opts *o, bool discovered)
 {
 	struct ev_instance *ei = calloc(1, sizeof(*ei));
-	pthread_condattr_t ca;
 	char tname[16];
 	int ret;
 
@@ -67,10 +69,8 @@ ev_instance_start(const char *name, const char *path, const struct events_opts *
 		return -1;
 	pthread_mutex_init(&ei->lock, NULL);
 	pthread_mutex_init(&ei->dispatch_lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&ei->wake, &ca);
-	pthread_condattr_destroy(&ca);
+	/* The poll thread waits in poll() on it and on the netdev's socket (poll.c). */
+	ei->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	ei->o = o;
 	ei->discovered = discovered;
 	ei->link_conf = (struct events_link_conf){
@@ -78,7 +78,8 @@ ev_instance_start(const char *name, const char *path, const struct events_opts *
 		.flap_threshold = o->flap_threshold,
 		.report_initial = o->initial_state,
 	};
-	if (dtp_target_init(&ei->t, PLUGIN, name, path, (int)(o->timeout * 1000 + 0.5)) < 0)
+	if (ei->wake_fd < 0 ||
+		dtp_target_init(&ei->t, PLUGIN, name, path, (int)(o->timeout * 1000 + 0.5)) < 0)
 		goto fail;
 	ei->t.prio = DTEL_PRIO_POLL; /* before its budget classes: polls */
 	if (budgets_init(ei) < 0)
@@ -112,8 +113,10 @@ ev_instance_stop(struct ev_instance *ei)
 {
 	pthread_mutex_lock(&ei->lock);
 	ei->stop = true;
-	pthread_cond_signal(&ei->wake);
 	pthread_mutex_unlock(&ei->lock);
+	if (eventfd_write(ei->wake_fd, 1) < 0)
+		LOG(LOG_ERR, "instance '%s': cannot wake its poll thread: %s", ei->t.name,
+			strerror(errno));
 }
 
 /*

@@ -12,6 +12,7 @@
 
 #include "common/dtp.h"
 #include "machines.h"
+#include "netdev.h"
 
 #define PLUGIN "dpdktel_events"
 #define LOG(level, ...) DTP_LOG(level, PLUGIN, __VA_ARGS__)
@@ -30,6 +31,8 @@ struct events_opts {
 	double poll_load; /* PollLoad: percent of one core for this plugin's polls, 0: none */
 	double max_app_load; /* MaxAppLoad: both plugins together, < 0: not set, 0: none */
 	double down_poll_interval; /* a down port's link, at most this often (seconds) */
+	bool link_netdev; /* LinkNetdev: links from the kernel netdev of ports that have one */
+	struct ev_port_netdevs port_netdev; /* PortNetdev, in <Instance> blocks only */
 };
 
 /* Runtime state ------------------------------------------------------------------------- */
@@ -68,6 +71,7 @@ struct link_sched {
 	uint32_t samples[LINK_SAMPLES]; /* service times of its last link requests (ns) */
 	unsigned int n, next;
 	bool quiet; /* its kernel netdev tells its changes: a slow cross-check only */
+	bool only_signal; /* ... and its DPDK link never follows it: the netdev is the link */
 	bool spread; /* its stretched period was given a phase of its own */
 };
 
@@ -83,7 +87,7 @@ struct ev_instance {
 	 * inside: values of one identifier from the poll thread and the read callback then
 	 * never go out of order, and a read never sends a state older than a change. */
 	pthread_mutex_t dispatch_lock;
-	pthread_cond_t wake;
+	int wake_fd; /* an eventfd: ev_instance_stop() wakes the poll thread's poll() */
 	struct snapshot snap; /* under dispatch_lock (and lock) */
 	/* When the values of the instance, of each port and of each lcore last went to
 	 * collectd, from either thread (under dispatch_lock): see dispatch_gap(). */
@@ -141,6 +145,15 @@ struct ev_instance {
 	bool warned_slow; /* the ports too slow to poll within a second were logged */
 	bool links_from_fwd; /* the last link poll read /fwd/ports */
 	uint64_t fwd_link_poll_ms; /* /fwd/info link_poll_ms: how often the forwarder checks */
+	/* Links from the kernel netdev (follow.c): the application's namespace, opened once per
+	 * process (nd_tried; nd_why says why not), and the listed ports, followed or not. */
+	struct ev_netdev *nd;
+	bool nd_tried;
+	char nd_why[EV_NETDEV_WHY_MAX];
+	struct ev_follow *follow;
+	size_t nfollow;
+	char (*eal_argv)[DTEL_STRING_MAX]; /* /eal/params, once per process */
+	int eal_argc; /* -1: not to be had */
 };
 
 /* What /fwd/info says of the forwarder's own thresholds and its main lcore. */
@@ -227,6 +240,16 @@ void ev_sched_polled(struct ev_instance *ei, unsigned int port, uint64_t t, uint
 void ev_sched_overhead(struct ev_instance *ei, uint64_t turn_ns, uint64_t samples_ns);
 uint64_t ev_sched_plan(struct ev_instance *ei);
 double ev_sched_bound(const struct ev_instance *ei, const struct link_sched *s);
+
+/* follow.c */
+struct ev_follow;
+void ev_follow_forget(struct ev_instance *ei);
+int ev_follow_fd(const struct ev_instance *ei);
+int ev_follow_drain(struct ev_instance *ei);
+bool ev_follow_only_signal(const struct ev_instance *ei, unsigned int port);
+void ev_follow_readings(struct ev_instance *ei, struct reading *rd);
+void ev_follow_map(struct ev_instance *ei, const struct reading *rd);
+void ev_follow_check(struct ev_instance *ei, uint64_t t);
 
 /* poll.c */
 void *ev_poll_thread(void *arg);

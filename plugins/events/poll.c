@@ -5,10 +5,12 @@
  * (publish.c); each kind of poll planned within the budget (MaxAppLoad).
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 
 #include "instance.h"
@@ -93,7 +95,9 @@ poll_once(struct ev_instance *ei)
 	 * unanswered poll is judged: by the process that holds the socket now. */
 	ev_check_restart(ei);
 	if (poll == EVENTS_POLL_ANSWERED) {
+		ev_follow_readings(ei, &rd);
 		ev_confirm(ei, &rd, t);
+		ev_follow_map(ei, &rd);
 		poll = ev_outcome(ei, sent); /* a check may have met the hang */
 	}
 	dtel_shared_poll_end(ei->t.sh);
@@ -106,9 +110,66 @@ poll_once(struct ev_instance *ei)
 			ev_apply_links(ei, &rd, t);
 		if (rd.have_lcores)
 			ev_apply_lcores(ei, &rd, t);
+		if (rd.have_links)
+			ev_follow_check(ei, t);
 	}
 	ev_reading_free(&rd);
 	ev_finish_poll(ei, ei->st.up != was_up || ei->st.not_responding != was_hung);
+}
+
+static bool
+stopped(struct ev_instance *ei)
+{
+	bool stop;
+
+	pthread_mutex_lock(&ei->lock);
+	stop = ei->stop;
+	pthread_mutex_unlock(&ei->lock);
+	return stop;
+}
+
+/* Milliseconds from now to @until, rounded up: poll() must not wake just before it. */
+static int
+ms_until(const struct timespec *until)
+{
+	struct timespec now;
+	int64_t ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (int64_t)(until->tv_sec - now.tv_sec) * 1000000000 + (until->tv_nsec - now.tv_nsec);
+	return ns <= 0 ? 0 : (int)((ns + 999999) / 1000000);
+}
+
+/*
+ * Sleep until @until, or until a stop (ev_instance_stop() writes the eventfd) or a carrier
+ * event that makes a port's link due at once (follow.c). Returns -1 to stop, 1 when woken
+ * early by a link event, 0 at @until.
+ */
+static int
+wait_until(struct ev_instance *ei, const struct timespec *until)
+{
+	for (;;) {
+		struct pollfd p[2] = {{.fd = ei->wake_fd, .events = POLLIN},
+			{.fd = ev_follow_fd(ei), .events = POLLIN}};
+		int ms, n;
+
+		if (stopped(ei))
+			return -1;
+		ms = ms_until(until);
+		if (ms == 0)
+			return 0;
+		n = poll(p, p[1].fd >= 0 ? 2 : 1, ms);
+		if (n < 0 && errno != EINTR)
+			return 0; /* cannot wait: poll at the period, as if it had passed */
+		if (n > 0 && p[0].revents != 0) {
+			eventfd_t v;
+
+			(void)eventfd_read(ei->wake_fd, &v);
+		}
+		if (n > 0 && p[1].revents != 0 && ev_follow_drain(ei) > 0 &&
+			ei->next_ms[POLL_LINKS] == 0)
+			return 1;
+	}
 }
 
 void *
@@ -117,29 +178,30 @@ ev_poll_thread(void *arg)
 	struct ev_instance *ei = arg;
 	uint64_t period_ns = (uint64_t)(ei->o->poll_interval * 1e9);
 	struct timespec next;
+	int woke = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (;;) {
 		struct timespec now;
+		bool late;
 
 		poll_once(ei);
 		/* A poll that overran its period (a timeout) restarts the schedule from now: the
-		 * polls it missed are not run back to back. */
+		 * polls it missed are not run back to back. One that a link event brought early
+		 * keeps the period's deadline. */
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > next.tv_sec ||
-			(now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec))
+		late = now.tv_sec > next.tv_sec ||
+			(now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec);
+		if (late)
 			next = now;
-		next.tv_nsec += (long)(period_ns % 1000000000u);
-		next.tv_sec += (time_t)(period_ns / 1000000000u) + next.tv_nsec / 1000000000;
-		next.tv_nsec %= 1000000000;
-		pthread_mutex_lock(&ei->lock);
-		while (!ei->stop &&
-			pthread_cond_timedwait(&ei->wake, &ei->lock, &next) != ETIMEDOUT)
-			;
-		if (ei->stop) {
-			pthread_mutex_unlock(&ei->lock);
-			return NULL;
+		if (woke == 0 || late) {
+			next.tv_nsec += (long)(period_ns % 1000000000u);
+			next.tv_sec +=
+				(time_t)(period_ns / 1000000000u) + next.tv_nsec / 1000000000;
+			next.tv_nsec %= 1000000000;
 		}
-		pthread_mutex_unlock(&ei->lock);
+		woke = wait_until(ei, &next);
+		if (woke < 0)
+			return NULL;
 	}
 }

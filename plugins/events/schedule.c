@@ -250,5 +250,9 @@ ev_sched_bound(const struct ev_instance *ei, const struct link_sched *s)
 {
 	double period = s->period_ns > 0 ? (double)s->period_ns / 1e9 : ei->o->poll_interval;
 
+	/* A followed netdev wakes the poll at once (follow.c): the link's check with the
+	 * telemetry takes a Timeout at most; where the netdev is the only signal, a poll. */
+	if (s->quiet)
+		return s->only_signal ? ei->o->poll_interval : ei->o->timeout;
 	return period + ei->o->timeout;
 }

@@ -290,6 +290,8 @@ sim_handler(
 		o->data = fs_printf("{\"/fwd/info\":{\"stall_ms\":100,\"link_poll_ms\":10,"
 				    "\"main_lcore\":0,\"link_check_age_ms\":%" PRIu64 "}}",
 			sim.main_age_ms);
+	else if (IS("/eal/params")) /* recorded from testpmd 22.11 (tests/data) */
+		o->data = fs_golden("dpdk-22.11/eal_params.json", &o->len);
 	else if (IS("/eal/lcore/list") && sim.eal)
 		o->data = eal_lcore_list();
 	else if (IS("/eal/lcore/info") && sim.eal)
@@ -493,6 +495,20 @@ wait_note(const char *needle, size_t n, struct fc_notification *out)
 	if (fc_notifications_matching(needle, out) < n) {
 		fc_dump_logs();
 		fail_msg("no notification \"%s\" (wanted %zu)", needle, n);
+	}
+}
+
+/* Wait until @n log lines contain @needle. */
+static void
+wait_logs(const char *needle, size_t n)
+{
+	uint64_t deadline = ms_now() + 5000;
+
+	while (fc_logs_matching(needle) < n && ms_now() < deadline)
+		usleep(1000);
+	if (fc_logs_matching(needle) < n) {
+		fc_dump_logs();
+		fail_msg("no log line \"%s\" (wanted %zu)", needle, n);
 	}
 }
 
@@ -829,6 +845,62 @@ gone_back_and_restarted(void **state)
 	/* The outage was one event, not a link down per port. */
 	assert_int_equal(fc_notifications_matching("Link", NULL), 0);
 	assert_int_equal(fc_notifications_matching("DPDK application", NULL), 5);
+}
+
+/*
+ * A port whose kernel netdev is followed (PortNetdev "0=lo": the loopback of this process's
+ * namespace, carrier up, since the fake runs here and SO_PEERCRED names us): its telemetry
+ * is a cross-check at DownPollInterval, not every PollInterval; when the telemetry says down
+ * while the netdev says up, the telemetry is trusted ("Link down"), and one WARNING per
+ * episode says they disagree. Port 1 has no netdev (no netdev has a fake's MAC): one INFO
+ * line says why, once per process, again after a restart; port 0 is followed again too.
+ */
+static void
+netdev_followed_and_disagreement_said_once(void **state)
+{
+	static const char *const warn = "its kernel netdev lo says carrier up but its telemetry "
+					"says link down";
+	unsigned int q0, q1;
+	char text[512];
+
+	(void)state;
+	start_server(10);
+	snprintf(text, sizeof(text),
+		"PollInterval 0.005\nFlapWindow 1\nMaxAppLoad 0\nDownPollInterval 0.1\n"
+		"<Instance \"edge1\">\n SocketPath \"%s\"\n PortNetdev \"0=lo\"\n</Instance>\n",
+		path);
+	assert_int_equal(fc_configure("dpdktel_events", text), 0);
+	assert_int_equal(fc_init(), 0);
+	wait_polls(4);
+	wait_logs("port 0 (net_tap0) of DPDK application 'edge1': its link follows kernel "
+		  "netdev lo; each change is checked with the telemetry",
+		1);
+	wait_logs("port 1 (net_tap1) of DPDK application 'edge1': its link comes from the "
+		  "telemetry alone, not from a kernel netdev: ",
+		1);
+	q0 = sim_get(&sim.port_link_queries[0]);
+	q1 = sim_get(&sim.port_link_queries[1]);
+	wait_polls(60);
+	/* 20 times less often by the plan; a third of that is the margin of a busy host. */
+	assert_true((sim_get(&sim.port_link_queries[1]) - q1) >
+		6 * (sim_get(&sim.port_link_queries[0]) - q0));
+	set_link(0, false);
+	wait_note("Link down on edge1 port 0", 1, NULL);
+	wait_logs(warn, 1);
+	wait_polls(40);
+	assert_int_equal(fc_logs_matching(warn), 1);
+	set_link(0, true);
+	wait_note("Link up on edge1 port 0", 1, NULL);
+	/* Another episode (within the FlapWindow: not notified, but still said). */
+	set_link(0, false);
+	wait_logs(warn, 2);
+	/* Another process: the netdevs are found again, and why not said again. */
+	stop_server();
+	wait_note("DPDK application edge1 is gone", 1, NULL);
+	start_server(11);
+	wait_note("DPDK application edge1 restarted (pid 10 → 11)", 1, NULL);
+	wait_logs("its link follows kernel netdev lo", 2);
+	wait_logs("telemetry alone, not from a kernel netdev", 2);
 }
 
 static void
@@ -1265,6 +1337,63 @@ bad_configurations_refused(void **state)
 		assert_int_equal(fc_reads(), 0);
 		fc_shutdown();
 	}
+}
+
+/* PortNetdev: each bad value named with the option, the value and what is expected, in an
+ * <Instance> block or out of one; good values (and LinkNetdev) start the plugin. */
+static void
+port_netdev_option(void **state)
+{
+	static const char *const cases[][3] = {
+		{"", " PortNetdev \"eth3\"",
+			"option 'PortNetdev' has the invalid value \"eth3\": expected \"<port "
+			"id>=<netdev>\" such as \"0=eth3\""},
+		{"", " PortNetdev \"70000=eth3\"",
+			"option 'PortNetdev' has the invalid value \"70000=eth3\": the port id is "
+			"above 65535"},
+		{"", " PortNetdev \"0=a/b\"",
+			"\"0=a/b\": 'a/b' is not a netdev name: expected 1 to 15 characters"},
+		{"", " PortNetdev 3",
+			"option 'PortNetdev' has the invalid value 3: expected one "
+			"or more \"<port id>=<netdev>\""},
+		{"", " PortNetdev", "option 'PortNetdev' has the invalid value no value"},
+		{"", " PortNetdev \"0=eth3\"\n PortNetdev \"1=eth4\" \"0=eth5\"",
+			"option 'PortNetdev' names port 0 twice (\"0=eth3\" and \"0=eth5\")"},
+		{"PortNetdev \"0=eth3\"", "",
+			"option 'PortNetdev' belongs in an <Instance \"name\"> block (port ids are "
+			"an application's own); did you forget to add one?"},
+		{"LinkNetdev \"yes\"", "",
+			"option 'LinkNetdev' has the invalid value \"yes\": expected true or "
+			"false"},
+	};
+	char text[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fc_reset();
+		fc_load(module_register);
+		snprintf(text, sizeof(text),
+			"%s\n<Instance \"edge1\">\n SocketPath \"%s\"\n%s\n</Instance>",
+			cases[i][0], path, cases[i][1]);
+		assert_int_equal(fc_configure("dpdktel_events", text), 0);
+		if (fc_init() == 0 || fc_logs_matching(cases[i][2]) != 1) {
+			fc_dump_logs();
+			fail_msg("case %zu: no refusal with \"%s\"", i, cases[i][2]);
+		}
+		fc_shutdown();
+	}
+	fc_reset();
+	fc_load(module_register);
+	snprintf(text, sizeof(text),
+		"LinkNetdev false\n<Instance \"edge1\">\n SocketPath \"%s\"\n LinkNetdev true\n"
+		" PortNetdev \"0=eth3\" \"1=eth3\"\n PortNetdev \"65535=veth-a.100\"\n</Instance>",
+		path);
+	assert_int_equal(fc_configure("dpdktel_events", text), 0);
+	if (fc_init() != 0) {
+		fc_dump_logs();
+		fail_msg("a good PortNetdev was refused");
+	}
+	fc_shutdown();
 }
 
 static void
@@ -2187,6 +2316,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			nothing_dispatched_before_the_first_poll, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_configurations_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(port_netdev_option, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			netdev_followed_and_disagreement_said_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			short_flap_window_one_error_per_block, setup, teardown),
 		cmocka_unit_test_setup_teardown(clashing_names_made_unique, setup, teardown),

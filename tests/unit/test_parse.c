@@ -717,6 +717,27 @@ eal_params_forms(void **state)
 	assert_string_equal(p.lcores, "0x3");
 }
 
+/* Every argument as given, for the --vdev arguments of a port; one DPDK cut is "". */
+static void
+eal_argv_golden(void **state)
+{
+	GOLDEN("dpdk-22.11/eal_params.json", r);
+	struct dtel_reply bad = reply_of("{\"/eal/params\":[\"app\",3]}");
+	struct dtel_reply empty = reply_of("{\"/eal/params\":[]}");
+	char(*argv)[DTEL_STRING_MAX] = NULL;
+
+	(void)state;
+	assert_int_equal(dtel_parse_eal_argv(&r, &argv), 12);
+	assert_string_equal(argv[0], "dpdk-testpmd");
+	assert_string_equal(argv[7], "--vdev=net_null0");
+	assert_string_equal(argv[11], "--file-prefix=rec1");
+	free(argv);
+	assert_int_equal(dtel_parse_eal_argv(&bad, &argv), -EPROTO);
+	assert_int_equal(dtel_parse_eal_argv(&empty, &argv), 0);
+	assert_null(argv);
+	free(golden_);
+}
+
 static void
 eal_lcore_info_newer_dpdk(void **state)
 {
@@ -939,6 +960,7 @@ main(void)
 		cmocka_unit_test(info_newer_dpdk),
 		cmocka_unit_test(eal_params_golden),
 		cmocka_unit_test(eal_params_forms),
+		cmocka_unit_test(eal_argv_golden),
 		cmocka_unit_test(eal_lcore_info_newer_dpdk),
 		cmocka_unit_test(eal_lcore_info_cpuset),
 		cmocka_unit_test(eal_lcore_info_absent_on_22_11),

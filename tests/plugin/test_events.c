@@ -861,10 +861,13 @@ netdev_followed_and_disagreement_said_once(void **state)
 	static const char *const warn = "its kernel netdev lo says carrier up but its telemetry "
 					"says link down";
 	unsigned int q0, q1;
-	char text[512];
+	char text[512], restarted[96];
+	/* Greeting pids of processes that exist here (fake_proc.c makes them SO_PEERCRED's):
+	 * the netdev is opened in /proc/<pid>/ns/net. */
+	long first = (long)getpid(), second = (long)getppid();
 
 	(void)state;
-	start_server(10);
+	start_server(first);
 	snprintf(text, sizeof(text),
 		"PollInterval 0.005\nFlapWindow 1\nMaxAppLoad 0\nDownPollInterval 0.1\n"
 		"<Instance \"edge1\">\n SocketPath \"%s\"\n PortNetdev \"0=lo\"\n</Instance>\n",
@@ -897,8 +900,10 @@ netdev_followed_and_disagreement_said_once(void **state)
 	/* Another process: the netdevs are found again, and why not said again. */
 	stop_server();
 	wait_note("DPDK application edge1 is gone", 1, NULL);
-	start_server(11);
-	wait_note("DPDK application edge1 restarted (pid 10 → 11)", 1, NULL);
+	start_server(second);
+	snprintf(restarted, sizeof(restarted), "DPDK application edge1 restarted (pid %ld → %ld)",
+		first, second);
+	wait_note(restarted, 1, NULL);
 	wait_logs("its link follows kernel netdev lo", 2);
 	wait_logs("telemetry alone, not from a kernel netdev", 2);
 }

@@ -463,9 +463,19 @@ append_meta(struct fc_notification *r, const char *fmt, ...)
  * plugin_notification_meta_free()); a callback copies what it keeps. So the caller may
  * reuse or free everything once it returns: recorded as a copy.
  */
+static void (*note_hook)(const notification_t *n);
+
+void
+fc_set_note_hook(void (*hook)(const notification_t *n))
+{
+	__atomic_store_n(&note_hook, hook, __ATOMIC_RELEASE);
+}
+
 int
 plugin_dispatch_notification(const notification_t *n)
 {
+	void (*hook)(const notification_t *n);
+
 	struct fc_notification *r;
 
 	pthread_mutex_lock(&lock);
@@ -494,6 +504,9 @@ plugin_dispatch_notification(const notification_t *n)
 				r, "%s=%s;", m->name, m->nm_value.nm_boolean ? "true" : "false");
 	}
 	pthread_mutex_unlock(&lock);
+	hook = __atomic_load_n(&note_hook, __ATOMIC_ACQUIRE);
+	if (hook != NULL)
+		hook(n);
 	return 0;
 }
 
@@ -854,6 +867,7 @@ fc_reset(void)
 	pthread_mutex_unlock(&lock);
 	refuse_reads = 0;
 	nconfigs = ninits = nshutdowns = nreads = 0;
+	fc_set_note_hook(NULL);
 }
 
 size_t

@@ -38,6 +38,12 @@ struct fc_notification {
 
 /** Forget everything recorded and registered (between tests). */
 void fc_reset(void);
+/**
+ * A notification callback of the test's, called as collectd calls each notification plugin:
+ * synchronously, in the dispatching thread, after the notification is recorded (NULL: none;
+ * fc_reset() removes it).
+ */
+void fc_set_note_hook(void (*hook)(const notification_t *n));
 
 /** Call module_register() of the plugin and record what it registers. */
 void fc_load(void (*module_register_fn)(void));

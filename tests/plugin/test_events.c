@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "dtel.h"
 #include "fake_collectd.h"
 #include "fake_proc.h"
 #include "fake_server.h"
@@ -906,6 +907,53 @@ netdev_followed_and_disagreement_said_once(void **state)
 	wait_note(restarted, 1, NULL);
 	wait_logs("its link follows kernel netdev lo", 2);
 	wait_logs("telemetry alone, not from a kernel netdev", 2);
+}
+
+/* What a read of the stats plugin's priority got from within the "restarted" notification
+ * (1: none came): a notification plugin that takes its time must not hold the reads. */
+static int read_in_note = 1;
+
+static void
+read_at_restart(const notification_t *n)
+{
+	struct dtel_request rq = {.prio = DTEL_PRIO_READ, .timeout_ms = 200};
+	struct dtel_shared *sh;
+	struct dtel_reply r;
+	int ret;
+
+	if (strstr(n->message, "restarted") == NULL || dtel_shared_get(path, &sh) < 0)
+		return;
+	ret = dtel_shared_request(sh, &rq, "/info", &r);
+	if (ret == 0)
+		dtel_reply_release(&r);
+	__atomic_store_n(&read_in_note, ret, __ATOMIC_RELEASE);
+	dtel_shared_put(sh);
+}
+
+/*
+ * The restart warning is dispatched after the poll, not inside it: reads wait while a poll
+ * is in progress, so a read asked from a notification callback inside the poll would wait
+ * for the poll that waits for the callback, until its Timeout (-EBUSY, issue 32).
+ */
+static void
+restart_notified_outside_the_poll(void **state)
+{
+	long first = (long)getpid(), second = (long)getppid();
+
+	(void)state;
+	__atomic_store_n(&read_in_note, 1, __ATOMIC_RELEASE);
+	fc_set_note_hook(read_at_restart);
+	start_server(first);
+	start_plugin(NULL);
+	wait_polls(4);
+	stop_server();
+	wait_note("DPDK application edge1 is gone", 1, NULL);
+	start_server(second);
+	wait_note("restarted", 1, NULL);
+	/* The callback runs once the notification is recorded: its read, until its Timeout. */
+	for (int i = 0; i < 2000 && __atomic_load_n(&read_in_note, __ATOMIC_ACQUIRE) == 1; i++)
+		usleep(1000);
+	assert_int_equal(read_in_note, 0);
 }
 
 static void
@@ -2324,6 +2372,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(port_netdev_option, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			netdev_followed_and_disagreement_said_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(restart_notified_outside_the_poll, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			short_flap_window_one_error_per_block, setup, teardown),
 		cmocka_unit_test_setup_teardown(clashing_names_made_unique, setup, teardown),

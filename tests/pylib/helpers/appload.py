@@ -72,13 +72,15 @@ def tap_testpmd(nports, release, build_dir, slow=None, mode='busy'):
     return dpdk.testpmd(nports=nports, vdevs=vdevs, release=release, env=env), iface
 
 
-def config(socket_path, notes, events_extra='', stats_extra=''):
+def config(socket_path, notes, events_extra='', stats_extra='', stats_interval=None):
     inst = f'  <Instance "{INSTANCE}">\n    SocketPath "{socket_path}"\n  </Instance>\n'
     return ('LoadPlugin match_regex\nPostCacheChain "dtel_appload"\n<Chain "dtel_appload">\n'
             '  <Rule "instance_wide">\n    <Match "regex">\n'
             f'      PluginInstance "^{INSTANCE}$"\n    </Match>\n    Target "write"\n'
             '  </Rule>\n  Target "stop"\n</Chain>\n' + notes.config() +
-            f'LoadPlugin dpdktel_stats\n<Plugin dpdktel_stats>\n{stats_extra}{inst}</Plugin>\n'
+            (f'<LoadPlugin dpdktel_stats>\n  Interval {stats_interval}\n</LoadPlugin>\n'
+             if stats_interval else 'LoadPlugin dpdktel_stats\n') +
+            f'<Plugin dpdktel_stats>\n{stats_extra}{inst}</Plugin>\n'
             'LoadPlugin dpdktel_events\n<Plugin dpdktel_events>\n  FlapThreshold 1000\n'
             f'{events_extra}{inst}</Plugin>\n')
 
@@ -129,7 +131,8 @@ class Run:
     manager; measure() once, then stop_check() if wanted."""
 
     def __init__(self, build_dir, source_dir, release, nports, slow=None, mode='busy',
-                 events_extra='', stats_extra='', progress=lambda *a: None, require_up=True):
+                 events_extra='', stats_extra='', progress=lambda *a: None, require_up=True,
+                 stats_interval=None):
         """require_up=False: a plugin that does not report the application up within
         30 s is noted in never_up (a benchmark's result) instead of an error."""
         self.build_dir, self.source_dir = build_dir, source_dir
@@ -140,6 +143,7 @@ class Run:
         self.notes = Notes(self.tmp)
         self.app, self.iface = tap_testpmd(nports, release, build_dir, slow, mode)
         self.events_extra, self.stats_extra = events_extra, stats_extra
+        self.stats_interval = stats_interval  # collectd's Interval of dpdktel_stats alone
         self.cd = None
         self.ctl = None
         self.require_up = require_up
@@ -155,7 +159,7 @@ class Run:
             self.link_cost = request_cost(self.app, self.release, '/ethdev/link_status,1')
             self.cd = Collectd(self.build_dir, self.source_dir,
                                config(self.app.socket, self.notes, self.events_extra,
-                                      self.stats_extra),
+                                      self.stats_extra, self.stats_interval),
                                system_plugins=('exec', 'match_regex'), ours=PLUGINS)
             self.t_start = time.time()
             self.cd.start()

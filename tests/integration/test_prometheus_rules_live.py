@@ -43,7 +43,8 @@ TYPE_INSTANCE_SAMPLES = {'q<Q>': ['q0', 'q1'], 'heap<ID>': ['heap0'],
                          # {e}: the port's number, so each port has a device of its own
                          '<device>,<driver>,<mac>,<numa>': ['net_tap{e},net_tap,02:00:00:00:00:0{e},0'],
                          '<role>,<cpus>,<numa>': ['RTE,2-3_8,0'],
-                         '<dpdk>,<program>,<pid>,<dpdktel>': ['24.11.6,dpdk-testpmd,4242,0.1.0'],
+                         '<dpdk>,<program>,<pid>,<dpdktel>,<app_pid>':
+                             ['24.11.6,dpdk-testpmd,4242,0.1.0,1'],
                          # device classes: the device, its part, the counter
                          'cryptodev<ID>.<counter>': ['cryptodev0.enqueued_count'],
                          'dmadev<ID>.vchan<V>.<counter>': ['dmadev0.vchan0.completed'],

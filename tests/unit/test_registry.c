@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -165,23 +166,13 @@ same_path_same_session(void **state)
 
 #define MANY 40
 
-/* /echo,<x> answers "<x>" at once (a request cheaper than the batch's backlog: queue.c keeps
- * a whole window of them in flight); anything else null. */
-static void
-h_echo(struct fake_server *fs, unsigned int c, const char *req, struct fake_reply *o, void *a)
-{
-	(void)fs, (void)c, (void)a;
-	if (strncmp(req, "/echo,", 6) == 0)
-		o->data = fs_printf("{\"/echo\":\"%s\"}", req + 6);
-	else
-		o->data = fs_printf("{\"%.*s\":null}", (int)strcspn(req, ","), req);
-}
-
-/* More requests than the window: each reply in its place, sent ahead of the replies. */
+/* More requests than the window: each reply in its place, sent ahead of the replies (the
+ * server takes 1 ms a reply, longer than our sends, even under a sanitizer, and the command's
+ * cost is known to be cheap: the batch keeps its whole window in flight). */
 static void
 many_replies_in_order(void **state)
 {
-	struct fake_config cfg = {.handler = h_echo};
+	struct fake_config cfg = {.handler = h_echo_slow};
 	struct fake_server *fs = fs_start_path(&cfg);
 	char cmds[MANY][32];
 	const char *p[MANY];
@@ -818,43 +809,57 @@ receive_error_closes(void **state)
 	fs_stop(fs);
 }
 
+#define LATE_GREETER "--late-greeter"
+
 /*
  * Another process behind the socket that never greets (stopped right after it made its
  * socket): SO_PEERCRED names it at connect, a new generation begins with it as the owner,
  * and its greeting, when it comes, belongs to that same generation.
  */
-static pid_t
-fork_late_greeter(const char *path, int *ret_ready)
+/* The late greeter itself, in a process of its own (started by late_greeter()): a socket
+ * that never greets until SIGUSR1, then one that does; "a", then "b" on @ready. */
+static int
+late_greeter_main(const char *path, int ready)
 {
+	struct fake_config a = {.path = path, .no_greeting = true};
+	struct fake_config b = {.path = path, .handler = h_echo_slow};
+	struct fake_server *s;
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	s = fs_start_path(&a);
+	if (s == NULL || write(ready, "a", 1) != 1)
+		return 1;
+	sigwait(&set, &sig);
+	fs_stop(s);
+	b.pid = getpid();
+	s = fs_start_path(&b);
+	if (s == NULL || write(ready, "b", 1) != 1)
+		return 1;
+	for (;;)
+		pause();
+}
+
+/* This program again as the late greeter (a new process image, not a fork of this
+ * multi-threaded one: ThreadSanitizer refuses threads started after such a fork). */
+static pid_t
+late_greeter(const char *path, int *ret_ready)
+{
+	char fd[16], *argv[5];
 	int fds[2];
 	pid_t child;
 
 	assert_int_equal(pipe(fds), 0);
-	child = fork();
-	assert_true(child >= 0);
-	if (child == 0) {
-		struct fake_config a = {.path = path, .no_greeting = true};
-		struct fake_config b = {.path = path, .handler = h_echo_slow};
-		struct fake_server *s;
-		sigset_t set;
-		int sig;
-
-		close(fds[0]);
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
-		sigprocmask(SIG_BLOCK, &set, NULL);
-		s = fs_start_path(&a);
-		if (s == NULL || write(fds[1], "a", 1) != 1)
-			_exit(1);
-		sigwait(&set, &sig);
-		fs_stop(s);
-		b.pid = getpid();
-		s = fs_start_path(&b);
-		if (s == NULL || write(fds[1], "b", 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
+	snprintf(fd, sizeof(fd), "%d", fds[1]);
+	argv[0] = (char *)"test_registry";
+	argv[1] = (char *)LATE_GREETER;
+	argv[2] = (char *)path;
+	argv[3] = fd;
+	argv[4] = NULL;
+	assert_int_equal(posix_spawn(&child, "/proc/self/exe", NULL, NULL, argv, environ), 0);
 	close(fds[1]);
 	*ret_ready = fds[0];
 	return child;
@@ -879,7 +884,7 @@ ungreeted_owner_starts_a_generation(void **state)
 	assert_int_equal(st.peer_pid, getpid());
 	assert_int_equal(st.greeting.pid, 100); /* what it calls itself */
 	fs_stop(fs);
-	child = fork_late_greeter(path, &ready);
+	child = late_greeter(path, &ready);
 	assert_int_equal(read(ready, &c, 1), 1);
 	assert_int_equal(query_echo(sh, 100), -ETIMEDOUT);
 	dtel_shared_status(sh, &st);
@@ -903,7 +908,7 @@ ungreeted_owner_starts_a_generation(void **state)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(eight_threads_get_their_own_answers),
@@ -927,5 +932,7 @@ main(void)
 		cmocka_unit_test(ungreeted_owner_starts_a_generation),
 	};
 
+	if (argc == 4 && strcmp(argv[1], LATE_GREETER) == 0)
+		return late_greeter_main(argv[2], atoi(argv[3]));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

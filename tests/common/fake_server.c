@@ -236,7 +236,7 @@ conn_main(void *arg)
 	pthread_setname_np(pthread_self(), FAKE_V2_THREAD_NAME);
 	if (fs->cfg.close_at_accept)
 		goto out;
-	if (!fs->cfg.no_greeting)
+	if (!__atomic_load_n(&fs->cfg.no_greeting, __ATOMIC_ACQUIRE))
 		send_greeting(fs, c->fd);
 	while ((next = serve_one(c)) == CONN_GO)
 		;
@@ -457,6 +457,12 @@ fs_closed(struct fake_server *fs)
 	n = fs->closed;
 	pthread_mutex_unlock(&fs->lock);
 	return n;
+}
+
+void
+fs_greet(struct fake_server *fs, bool greet)
+{
+	__atomic_store_n(&fs->cfg.no_greeting, !greet, __ATOMIC_RELEASE);
 }
 
 bool

@@ -82,6 +82,9 @@ unsigned int fs_closed(struct fake_server *fs);
 bool fs_saw_overlap(struct fake_server *fs);
 /** True when a request arrived on a connection before its previous one was answered. */
 bool fs_saw_pipelined(struct fake_server *fs);
+/* Greet the connections accepted from now on (a server started with no_greeting that greets at
+ * last, on the same socket file), or not. */
+void fs_greet(struct fake_server *fs, bool greet);
 
 /** Helper for handlers: a malloc'ed printf. */
 char *fs_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

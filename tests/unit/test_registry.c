@@ -817,12 +817,12 @@ receive_error_closes(void **state)
  * and its greeting, when it comes, belongs to that same generation.
  */
 /* The late greeter itself, in a process of its own (started by late_greeter()): a socket
- * that never greets until SIGUSR1, then one that does; "a", then "b" on @ready. */
+ * that greets nobody until SIGUSR1, then greets (the same socket file); "a", then "b" on
+ * @ready. */
 static int
 late_greeter_main(const char *path, int ready)
 {
-	struct fake_config a = {.path = path, .no_greeting = true};
-	struct fake_config b = {.path = path, .handler = h_echo_slow};
+	struct fake_config a = {.path = path, .no_greeting = true, .handler = h_echo_slow};
 	struct fake_server *s;
 	sigset_t set;
 	int sig;
@@ -830,14 +830,13 @@ late_greeter_main(const char *path, int ready)
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &set, NULL);
+	a.pid = getpid();
 	s = fs_start_path(&a);
 	if (s == NULL || write(ready, "a", 1) != 1)
 		return 1;
 	sigwait(&set, &sig);
-	fs_stop(s);
-	b.pid = getpid();
-	s = fs_start_path(&b);
-	if (s == NULL || write(ready, "b", 1) != 1)
+	fs_greet(s, true);
+	if (write(ready, "b", 1) != 1)
 		return 1;
 	for (;;)
 		pause();

@@ -30,7 +30,7 @@ run (false notifications and failures: from collectd's start), each variant must
 
 testpmd of DPDK 22.11 in the main run, 25.11 in the version matrix (dpdk_release); other
 releases are skipped (the request path does not depend on the release, and each variant
-costs a minute). Each variant measures DTEL_APP_LOAD_SECONDS seconds (default 45; 300 for
+costs a minute). Each variant measures DTEL_APP_LOAD_SECONDS seconds (default 30; 300 for
 the issue's 5-minute run). tests/bench/app_load prints the same figures as tables, for more
 driver profiles.
 """
@@ -44,7 +44,7 @@ from helpers.appload import pct
 
 RELEASES = ('22.11', '25.11')
 NPORTS = 32
-SECONDS = float(os.environ.get('DTEL_APP_LOAD_SECONDS', '45'))
+SECONDS = float(os.environ.get('DTEL_APP_LOAD_SECONDS', '30'))
 
 
 @pytest.fixture

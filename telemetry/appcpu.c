@@ -55,26 +55,15 @@ serves_v2(long pid, long tid)
 	return strstr(name, "telemet") != NULL && n >= 3 && strcmp(name + n - 3, "-v2") == 0;
 }
 
-/* Field 22 of /proc/<pid>/task/<tid>/stat: when the thread started, in clock ticks since
- * boot. The name (field 2) may hold spaces and parentheses: fields are counted from the last
- * ")". 0 when it cannot be read. */
+/* When thread @tid of @pid started, in clock ticks since boot (owner.c reads the field); 0 when
+ * it cannot be read. */
 static unsigned long long
 start_ticks(long pid, long tid)
 {
-	char path[320], buf[1024], *p, *end;
-	unsigned long long v;
+	char path[320];
 
 	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/stat", pid, tid);
-	if (read_line(path, buf, sizeof(buf)) < 0)
-		return 0;
-	p = strrchr(buf, ')');
-	for (int field = 0; p != NULL && field < 20; field++)
-		p = strchr(p + 1, ' ');
-	if (p == NULL)
-		return 0;
-	errno = 0;
-	v = strtoull(p + 1, &end, 10);
-	return errno != 0 || end == p + 1 ? 0 : v;
+	return dtel__stat_start_ticks(path);
 }
 
 /* The application's threads named after the v2 listener: the listener and its clients'. */

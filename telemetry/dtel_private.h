@@ -138,6 +138,8 @@ struct dtel__owner {
 /** When process @pid (of our pid namespace) started, in clock ticks since boot; 0 when
  * /proc does not say (no such process, hidepid, @pid 0). */
 unsigned long long dtel__proc_start_ticks(long pid);
+/** The same from a stat file of /proc (a process's or a thread's: .../task/<tid>/stat). */
+unsigned long long dtel__stat_start_ticks(const char *stat_path);
 
 /** The socket file at @path into *ret (zeroed when there is none, or it is no socket). */
 void dtel__sock_file_of(const char *path, struct dtel__sock_file *ret);

@@ -26,17 +26,13 @@
 #include "dtel_private.h"
 
 unsigned long long
-dtel__proc_start_ticks(long pid)
+dtel__stat_start_ticks(const char *stat_path)
 {
-	char path[64], buf[1024], *p, *end;
+	char buf[1024], *p, *end;
 	unsigned long long v;
-	FILE *f;
+	FILE *f = fopen(stat_path, "re");
 	bool ok;
 
-	if (pid <= 0)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	f = fopen(path, "re");
 	if (f == NULL)
 		return 0;
 	ok = fgets(buf, sizeof(buf), f) != NULL;
@@ -50,6 +46,17 @@ dtel__proc_start_ticks(long pid)
 	errno = 0;
 	v = strtoull(p + 1, &end, 10);
 	return errno != 0 || end == p + 1 ? 0 : v;
+}
+
+unsigned long long
+dtel__proc_start_ticks(long pid)
+{
+	char path[64];
+
+	if (pid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	return dtel__stat_start_ticks(path);
 }
 
 void

@@ -56,6 +56,9 @@ NOT_RESPONDING_POLLS = 3
 POLL_LOAD = 1.0
 READ_LOAD = 1.0
 BUDGET = POLL_LOAD + READ_LOAD
+# How long a window waits for a stats read to align on: a slow application's reads come
+# every ~10 s, and never later than 27 s while the rate alerts must see them (tiers.c).
+READ_WAIT = 40.0
 _ifaces = itertools.count()
 
 
@@ -260,6 +263,19 @@ class Run:
             return None
         return note['time'] - off - t
 
+    def after_read(self, most=READ_WAIT):
+        """Return once the stats plugin has finished a read (its duration-read value is
+        written after it): True, or False when none came within `most` s (reads stretched
+        further, as a benchmark's profile may; the window is then not aligned)."""
+        ident = f'dpdktel_stats-{INSTANCE}/duration-read'
+        seen = len(self.cd.csv(ident))
+        try:
+            wait_until(lambda: len(self.cd.csv(ident)) > seen, most, 'a stats read',
+                       interval=0.05)
+        except Timeout:
+            return False
+        return True
+
     def measure(self, seconds, warmup=5.0, settle_most=60.0):
         """The window: link down/up cycles for `seconds`; returns the results (a dict). It
         begins after `warmup` s, and once the plugins' own app_load is within MaxAppLoad (up
@@ -268,6 +284,10 @@ class Run:
         settled = self.settle(BUDGET, settle_most)
         tel = telemetry_threads(self.release)
         pid = self.app.pid
+        # The window holds whole read cycles: it begins and ends right after a stats read, so
+        # that its CPU is that of n reads over n intervals, not of however many of their
+        # bursts (a slow application's come every ~10 s) it happened to catch.
+        aligned = self.after_read()
         w0 = time.time()
         t0, tel0, cd0 = time.monotonic(), cpu.thread_times(pid, tel), cpu.tree_times(self.cd.pid)
         downs, ups, missed = [], [], 0
@@ -281,6 +301,7 @@ class Run:
                     missed += 1
                 else:
                     out.append(lat)
+        aligned = self.after_read() and aligned
         t1, tel1, cd1 = time.monotonic(), cpu.thread_times(pid, tel), cpu.tree_times(self.cd.pid)
         w1 = time.time()
         if not self.app.running():
@@ -293,7 +314,7 @@ class Run:
                                lambda row: row[0] >= w1 + 0.5, timeout=10)
         used, lost = cpu.delta(tel0, tel1)
         r = {'release': self.release.version, 'ports': self.nports, 'never_up': self.never_up,
-             'settled': settled,
+             'settled': settled, 'aligned': aligned,
              'slow': self.slow, 'seconds': t1 - t0, 'window': (w0, w1),
              'app_cpu': used / 1e9 / (t1 - t0) * 100, 'app_threads_lost': lost,
              'collectd_cpu': cpu.delta(cd0, cd1)[0] / 1e9 / (t1 - t0) * 100,
@@ -364,7 +385,21 @@ def summary(r):
             f'({", ".join(f"{k} {kinds.count(k)}" for k in FALSE_KINDS if k in kinds)}), '
             f'failed {r["failed"]}, warnings {len(r["warnings"])}, '
             f'collectd {r["collectd_cpu"]:.1f} %, load {r["load"][0]:.1f}, settled after '
-            f'{"(never)" if r["settled"] is None else format(r["settled"], ".0f")} s')
+            f'{"(never)" if r["settled"] is None else format(r["settled"], ".0f")} s'
+            f'{reckoned(r)}')
+
+
+def reckoned(r):
+    """What the events plugin reckons the polls and the reads cost over the window (the mean
+    of its app_load-polls and -reads, % of one core), beside what /proc showed: where the
+    application's CPU is over the budget, whether the plugin's accounting saw it."""
+    vals = r.get('values', {})
+    parts = []
+    for kind in ('polls', 'reads'):
+        xs = vals.get(f'dpdktel_events/app_load-{kind}', [])
+        if xs:
+            parts.append(f'{kind} {sum(xs) / len(xs):.2f} %')
+    return f', reckoned {" + ".join(parts)}' if parts else ''
 
 
 def median(xs):

@@ -154,6 +154,24 @@ spread(struct ev_instance *ei, uint64_t want_ns)
 	}
 }
 
+/* Whether every up port's link cost is known, and one of them well enough to warn on: the
+ * WARNING counts them all, not the first few polled (a port polled more often, by a link
+ * change, would otherwise be named alone). */
+static bool
+costs_known(const struct ev_instance *ei, const struct dtel_plan_port *pp)
+{
+	bool trusted = false;
+
+	for (size_t i = 0; i < ei->nsched; i++) {
+		if (pp[i].down)
+			continue;
+		if (ei->sched[i].n == 0)
+			return false;
+		trusted |= ei->sched[i].n >= WARN_SAMPLES;
+	}
+	return trusted;
+}
+
 /* Once per application process: the ports that are up and cannot be polled within a second. */
 static void
 warn_slow(struct ev_instance *ei, const struct dtel_plan_port *pp)
@@ -162,7 +180,7 @@ warn_slow(struct ev_instance *ei, const struct dtel_plan_port *pp)
 	char ids[64] = "";
 	size_t nslow = 0, len = 0;
 
-	if (ei->warned_slow)
+	if (ei->warned_slow || !costs_known(ei, pp))
 		return;
 	for (size_t i = 0; i < ei->nsched; i++) {
 		const struct link_sched *s = &ei->sched[i];
@@ -170,7 +188,7 @@ warn_slow(struct ev_instance *ei, const struct dtel_plan_port *pp)
 		if (pp[i].down)
 			continue;
 		sum += pp[i].cost_ns;
-		if (s->n < WARN_SAMPLES || s->period_ns <= DETECT_TARGET_NS)
+		if (s->period_ns <= DETECT_TARGET_NS)
 			continue;
 		nslow++;
 		cost = cost > pp[i].cost_ns ? cost : pp[i].cost_ns;

@@ -1809,6 +1809,33 @@ budget_stretches_links_not_liveness(void **state)
 	assert_true(v.v[0].gauge < 0.0055);
 }
 
+/*
+ * Links too dear to poll within a second are said once, naming every up port that is, not
+ * the first to have had WARN_SAMPLES replies: after the first rounds (every port asked
+ * alike) the stretched polls are spread over their period, and port 0 comes first.
+ */
+static void
+slow_links_warning_names_every_port(void **state)
+{
+	uint64_t deadline;
+	int delay = 2;
+
+	(void)state;
+	start_server(getpid());
+	sim_set(set_link_delay, &delay);
+	/* Two ports at 2 ms: within 0.15 % (what the liveness request leaves of PollLoad 0.2),
+	 * each every 2.7 s. */
+	start_plugin("PollLoad 0.2");
+	deadline = ms_now() + 20000; /* the fourth reply of a port comes in its second period */
+	while (fc_logs_matching("is polled only every") == 0 && ms_now() < deadline)
+		usleep(10000);
+	if (fc_logs_matching("the link of 2 ports (0,1) costs its telemetry thread up to 2") != 1 ||
+		fc_logs_matching("intr_conf.lsc = 1") != 1) {
+		fc_dump_logs();
+		fail_msg("expected one WARNING naming ports 0 and 1 and the fixes");
+	}
+}
+
 static void
 set_dear(void *arg)
 {
@@ -2352,6 +2379,8 @@ main(void)
 			polls_go_before_the_other_plugins_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			budget_stretches_links_not_liveness, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			slow_links_warning_names_every_port, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			hang_while_every_poll_is_stretched, setup, teardown),
 		cmocka_unit_test_setup_teardown(reads_never_undo_a_change, setup, teardown),

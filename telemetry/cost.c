@@ -127,15 +127,27 @@ dtel__learn_costs(struct dtel_shared *sh, const char *const *cmds, const struct 
 }
 
 /*
+ * How late /proc may show a thread's CPU time: the kernel brings a running thread's run time
+ * up to date at its next tick or context switch (4 ms at Debian's HZ 250), and we read it
+ * just after the reply, before the thread that wrote it has gone back to wait.
+ */
+#define CPU_LAG_NS (4ull * 1000000u)
+
+/*
  * The owner's: what its turn cost the application, its requests costing @est by their
  * learnt service times: that, or the CPU time the application's thread that serves us spent
  * since our last turn where /proc shows it (nothing else is asked of that thread in between:
  * a reply it had not finished with then is counted now), whichever is larger.
+ *
+ * A turn whose CPU time showed less than its service time was charged its service time; up
+ * to CPU_LAG_NS of the rest may still show, at the next turn. That part is not charged
+ * again: a link poll after a 15 ms xstats read was charged a tick of the read's spin, and
+ * its link, taken for 10 times dearer, was polled 10 times less often.
  */
 uint64_t
 dtel__turn_cost(struct dtel_shared *sh, uint64_t est)
 {
-	uint64_t cpu, used;
+	uint64_t cpu, used, late;
 
 	if (sh->cpu_fd < 0)
 		return est;
@@ -146,6 +158,11 @@ dtel__turn_cost(struct dtel_shared *sh, uint64_t est)
 	}
 	used = cpu >= sh->cpu_ns ? cpu - sh->cpu_ns : 0;
 	sh->cpu_ns = cpu;
+	late = used < sh->cpu_owed_ns ? used : sh->cpu_owed_ns;
+	used -= late;
+	sh->cpu_owed_ns = est > used ? est - used : 0;
+	if (sh->cpu_owed_ns > CPU_LAG_NS)
+		sh->cpu_owed_ns = CPU_LAG_NS;
 	return used > est ? used : est;
 }
 
@@ -164,6 +181,7 @@ dtel__server_thread_of(struct dtel_shared *sh)
 	if (sh->cpu_fd >= 0)
 		close(sh->cpu_fd);
 	sh->cpu_fd = -1;
+	sh->cpu_owed_ns = 0;
 	if (pid <= 0)
 		return; /* not visible from here: the estimates alone */
 	if (dtel__server_thread(pid, opened, &sh->cpu_fd, NULL) == 0 &&

@@ -78,9 +78,11 @@ struct dtel_shared {
 	struct dtel_session *session;
 	/* What our requests really cost: the CPU time of the application's thread that serves
 	 * this connection (appcpu.c), its schedstat open on cpu_fd (-1: not known), and its
-	 * reading after our last turn. */
+	 * reading after our last turn; cpu_owed_ns: of the last turn's service time, what that
+	 * reading did not show yet and was charged (cost.c). */
 	int cpu_fd;
 	uint64_t cpu_ns;
+	uint64_t cpu_owed_ns;
 	unsigned int failures; /* consecutive refused connects */
 	uint64_t retry_at_ns; /* no connect attempt before this */
 	struct dtel__sock_id failed_at; /* the socket file at the last failure */

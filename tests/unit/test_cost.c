@@ -20,6 +20,7 @@
 
 #include "dtel_private.h"
 #include "fake_server.h"
+#include "shared.h"
 #include "shared_util.h"
 #include "test_util.h"
 
@@ -293,6 +294,60 @@ server_thread_not_guessed(void **state)
 	close(a);
 	fs_stop(fs);
 }
+
+/* The thread's schedstat as /proc shows it: its run time (ns) first. */
+static void
+show_cpu(int fd, uint64_t ns)
+{
+	char line[64];
+	int n = snprintf(line, sizeof(line), "%" PRIu64 " 0 0\n", ns);
+
+	assert_int_equal(ftruncate(fd, 0), 0);
+	assert_int_equal(pwrite(fd, line, (size_t)n, 0), n);
+}
+
+#define MS 1000000ull
+
+/*
+ * CPU time that /proc shows only at the next turn (the kernel brings a running thread's run
+ * time up to date at its next tick or context switch) is charged once, to the turn that
+ * spent it: a 15 ms xstats read of which 12 ms show by its reply is charged 15 ms, and the
+ * link poll after it its own 0.4 ms, not 3.4 (it was: that poll's link, taken for 8 times
+ * dearer, was polled 8 times less often). What is carried is at most a tick's worth, so a
+ * sleeping driver's service time never hides more than that of a later turn's CPU, and the
+ * charges stay at least the CPU time shown over any run of turns.
+ */
+static void
+late_cpu_charged_once(void **state)
+{
+	char path[] = "/tmp/dtel-schedstat-XXXXXX";
+	struct dtel_shared *sh;
+	uint64_t cpu = 1000 * MS;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(dtel_shared_get("/tmp/dtel-cost-lag/dpdk_telemetry.v2", &sh), 0);
+	show_cpu(fd, cpu);
+	sh->cpu_fd = fd;
+	sh->cpu_ns = cpu;
+	show_cpu(fd, cpu += 12 * MS);
+	assert_int_equal(dtel__turn_cost(sh, 15 * MS), 15 * MS);
+	show_cpu(fd, cpu += 3 * MS + 400000);
+	assert_int_equal(dtel__turn_cost(sh, 400000), 400000);
+	/* Nothing owed now: a turn of more CPU than service (wake-ups) is charged its CPU. */
+	show_cpu(fd, cpu += 2 * MS);
+	assert_int_equal(dtel__turn_cost(sh, 100000), 2 * MS);
+	/* A sleeping driver: 10 ms of service, 1 ms of CPU; of the next turn's 6 ms of CPU,
+	 * at most a tick's 4 ms are taken for the sleeper's. */
+	show_cpu(fd, cpu += 1 * MS);
+	assert_int_equal(dtel__turn_cost(sh, 10 * MS), 10 * MS);
+	show_cpu(fd, cpu += 6 * MS);
+	assert_int_equal(dtel__turn_cost(sh, 100000), 2 * MS);
+	dtel_shared_put(sh); /* closes fd */
+}
+
 int
 main(void)
 {
@@ -303,6 +358,7 @@ main(void)
 		cmocka_unit_test(command_cost_is_told),
 		cmocka_unit_test(server_thread_is_a_telemetry_client),
 		cmocka_unit_test(server_thread_not_guessed),
+		cmocka_unit_test(late_cpu_charged_once),
 	};
 
 	if (getenv("DTEL_TEST_FILTER"))

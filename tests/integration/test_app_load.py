@@ -6,7 +6,8 @@ The slow application is testpmd with tests/tools/dtel_slow_telemetry.so preloade
 thread (i40e/ice polling their firmware). Both plugins run at their defaults in a real
 collectd (helpers/appload.py: port 0 is a net_tap whose link the test takes down and up;
 FlapThreshold 1000 so that each change is announced). The measured window begins once the
-plugins' own app_load is within their budgets (PollLoad + ReadLoad; at most 60 s). Over the
+plugins' own app_load is within their budgets (PollLoad + ReadLoad; at most 60 s), and it
+begins and ends right after a stats read, so that it holds whole read cycles. Over the
 run (false notifications and failures: from collectd's start), each variant must show:
 
   - no "not responding", "answers again", "gone", "back" or "restarted" notification: the

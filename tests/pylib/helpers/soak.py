@@ -197,15 +197,18 @@ def log_lines(cd):
     return out
 
 
-def run(build_dir, source_dir, duration, period, progress=lambda *a: None, slow=False):
+def run(build_dir, source_dir, duration, period, progress=lambda *a: None, slow=False,
+        slow_profile=(slowtel.SLOW, 'busy')):
     """One soak of `duration` seconds (counted from the moment every application is up in
     both plugins and the hog runs), a stop every `period` seconds, the first after
-    period / 2. slow: with the fifth, slow application. Returns the raw results (see
+    period / 2. slow: with the fifth, slow application, its telemetry as slow_profile says
+    ((DTEL_SLOW_TELEMETRY, mode): slowtel.PROFILES). Returns the raw results (see
     summarize())."""
     fwd_bin = os.path.join(build_dir, 'fwd', 'dpdktel-fwd')
     tmp = tempfile.mkdtemp(prefix='dtel-soak-')
     notes = Notes(tmp)
-    apps = applications(fwd_bin, slowtel.shim_env(build_dir, slowtel.SLOW) if slow else None)
+    spec, mode = slow_profile
+    apps = applications(fwd_bin, slowtel.shim_env(build_dir, spec, mode) if slow else None)
     rotation = ROTATION + (('slow',) if slow else ())
     started = []
     r = {'duration_planned': duration, 'period': period, 'stops': [], 'names': list(apps)}

@@ -228,7 +228,7 @@ def run(build_dir, source_dir, duration, period, progress=lambda *a: None, slow=
                 for plugin in ('dpdktel_events', 'dpdktel_stats'):
                     wait_until(lambda: cd.getval(f'{plugin}-{n}/up') == {'value': 1.0}, 30,
                                f'{plugin} up for {n}')
-            progress('all four applications up in both plugins')
+            progress(f'all {len(apps)} applications up in both plugins')
 
             samples = []
 

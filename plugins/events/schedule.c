@@ -155,8 +155,8 @@ spread(struct ev_instance *ei, uint64_t want_ns)
 }
 
 /* Whether every up port's link cost is known, and one of them well enough to warn on: the
- * WARNING counts them all, not the first few polled (a port polled more often, by a link
- * change, would otherwise be named alone). */
+ * WARNING counts them all, not the first few to reach WARN_SAMPLES (once the polls stretch
+ * they are spread over their period, and the first ports in it get there first). */
 static bool
 costs_known(const struct ev_instance *ei, const struct dtel_plan_port *pp)
 {

@@ -386,6 +386,7 @@ def summary(r):
             f'failed {r["failed"]}, warnings {len(r["warnings"])}, '
             f'collectd {r["collectd_cpu"]:.1f} %, load {r["load"][0]:.1f}, settled after '
             f'{"(never)" if r["settled"] is None else format(r["settled"], ".0f")} s'
+            f'{"" if r.get("aligned", True) else ", window not aligned on stats reads"}'
             f'{reckoned(r)}')
 
 

@@ -95,11 +95,12 @@ struct stats_instance {
 	cdtime_t read_next; /* no read before this */
 	/* The read tiers (tiers.c): the plan in force, reads so far (warming up) and their
 	 * count (which ports' xstats are due), whether /ethdev/stats is still to be tried
-	 * once, or is no cheaper than the xstats, what a read costs beyond its port requests, and
+	 * once (probe_first: at a first read that is the whole warm-up, if the xstats are
+	 * dear), or is no cheaper than the xstats, what a read costs beyond its port requests, and
 	 * this read's xstats and stats requests. */
 	struct dtel_read_plan plan;
 	uint64_t reads, round;
-	bool probe_stats, tiers_off;
+	bool probe_stats, probe_first, tiers_off;
 	double rest_ns;
 	unsigned int nx, ns;
 

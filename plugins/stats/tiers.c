@@ -18,7 +18,8 @@
  *     else the reads stretch; see its comment in dtel.h;
  *   - what a request costs comes from libdpdktel (dtel_shared_cost()); where the xstats of
  *     every read do not fit, /ethdev/stats of one port is asked once besides its xstats (at
- *     the last of the first reads, which run as wanted), to learn its cost; the tiers are
+ *     the last of the first reads, which run as wanted: the first read alone at an
+ *     Interval over 3 s), to learn its cost; the tiers are
  *     given up where it costs nearly as much as the xstats (nothing to gain);
  *   - the values of the xstats carry their own interval (k reads), so that collectd and
  *     write_prometheus keep them between two xstats reads.
@@ -28,8 +29,12 @@
 
 #include "instance.h"
 
-/* The first reads run as wanted: an application's first, cold replies cost more. */
+/* The first reads run as wanted (an application's first, cold replies cost more): at most
+ * WARM_READS of them, and no more than WARM_NS of reads. At Interval 10 the warm-up is the
+ * first read alone: three reads of every port's xstats would take 30 s at several times the
+ * budget (measured: 3.41 % of a core with lsc's 15 ms xstats on 32 ports). */
 #define WARM_READS 3
+#define WARM_NS 3000000000ull
 /* How old the basic counters may get: the alert rules' 1-minute rates need a step of theirs
  * in every minute (docs/alerts.md, "Timing"). */
 #define BASIC_BOUND_NS 30000000000ull
@@ -40,12 +45,23 @@
 /* Tiers are worth it when a port's xstats cost at least this many times its stats. */
 #define TIER_GAIN 1.5
 
+/* Whether the plan after read @idx (0: the first) still runs as wanted, at Interval @want. */
+static bool
+warm_plan(uint64_t idx, uint64_t want)
+{
+	return idx + 1 < WARM_READS && (idx + 1) * want <= WARM_NS;
+}
+
 void
 st_tiers_begin(struct stats_instance *si)
 {
+	uint64_t want = CDTIME_T_TO_NS(plugin_get_interval());
 	int slot = 0;
 
 	si->nx = si->ns = 0;
+	/* A warm-up of this read alone: where its xstats turn out dear, it learns what
+	 * /ethdev/stats costs too, so that the next read can already be planned in tiers. */
+	si->probe_first = si->reads == 0 && !warm_plan(0, want) && !si->tiers_off;
 	for (int i = 0; i < si->nport_ids; i++) {
 		struct port_state *ps = st_port_state(si, si->port_ids[i]);
 		unsigned int k = si->plan.xstats_every > 1 ? si->plan.xstats_every : 1;
@@ -63,14 +79,32 @@ st_tiers_begin(struct stats_instance *si)
  * xstats, to learn what the basic counters alone cost (one extra request, and no series
  * misses a read for it).
  */
+static unsigned int xstats_ports(struct stats_instance *si);
+
+/* Whether the xstats of every port, at their cost learnt so far, exceed the budget. */
+static bool
+xstats_dear(struct stats_instance *si)
+{
+	double pct = si->budget.budget_pct, want = (double)CDTIME_T_TO_NS(plugin_get_interval());
+	uint64_t cx;
+
+	if (si->budget.cap_pct >= 0 && si->budget.cap_pct < pct)
+		pct = si->budget.cap_pct;
+	if (pct <= 0 || want <= 0 || dtel_shared_cost(si->t.sh, "/ethdev/xstats", &cx) < 0)
+		return false;
+	return (double)xstats_ports(si) * (double)cx / want > pct / 100;
+}
+
 void
 st_tiers_probe(struct stats_instance *si, const struct port_state *ps)
 {
 	struct dtel_reply r;
 
-	if (!si->probe_stats || !ps->xstats_now || !si->o->basic)
+	if (!ps->xstats_now || !si->o->basic)
 		return;
-	si->probe_stats = false;
+	if (!si->probe_stats && !(si->probe_first && xstats_dear(si)))
+		return;
+	si->probe_stats = si->probe_first = false;
 	if (st_query_id(si, "/ethdev/stats", ps->id, &r) == 0)
 		dtel_reply_release(&r);
 }
@@ -139,10 +173,10 @@ plan_xstats(struct stats_instance *si, uint64_t want, unsigned int n, uint64_t c
 			"/ethdev/xstats costs (%.3g ms): every read asks the xstats alone",
 			si->t.name, (double)cs / 1e6, (double)cx / 1e6);
 	}
-	dtel_plan_reads(&o, si->reads < WARM_READS ? 0 : grant, &si->plan);
+	dtel_plan_reads(&o, warm_plan(si->reads, want) ? 0 : grant, &si->plan);
 	/* The xstats of every read do not fit: the next read learns what /ethdev/stats costs
 	 * (the last warm read, or any later one). */
-	si->probe_stats = !tiers && !have_cs && !si->tiers_off && si->reads + 2 >= WARM_READS &&
+	si->probe_stats = !tiers && !have_cs && !si->tiers_off && !warm_plan(si->reads + 1, want) &&
 		grant > 0 && dtel_plan_reads_demand(&o) > grant;
 }
 
@@ -157,7 +191,7 @@ st_tiers_plan(struct stats_instance *si, cdtime_t now, uint64_t round_ns)
 	learn_rest(si, round_ns, have_cx ? cx : 0, have_cs ? cs : 0);
 	si->budget.round_ns = round_ns;
 	if (n == 0 || !have_cx || !si->o->basic) {
-		si->plan.interval_ns = si->reads < WARM_READS
+		si->plan.interval_ns = warm_plan(si->reads, want)
 			? want
 			: dtp_budget_plan(&si->budget, round_ns, want);
 		si->plan.xstats_every = 1;

@@ -2865,6 +2865,50 @@ budget_stretches_the_reads(void **state)
 	assert_int_equal(fc_logs_matching("ReadLoad 10 %"), 1);
 }
 
+/* Port requests of one read: xstats and stats. */
+static void
+one_read(unsigned int *ret_xstats, unsigned int *ret_stats)
+{
+	unsigned int x = __atomic_load_n(&xstats_requests, __ATOMIC_RELAXED);
+	unsigned int s = __atomic_load_n(&stats_requests, __ATOMIC_RELAXED);
+
+	assert_int_equal(fc_read_all(), 0);
+	*ret_xstats = __atomic_load_n(&xstats_requests, __ATOMIC_RELAXED) - x;
+	*ret_stats = __atomic_load_n(&stats_requests, __ATOMIC_RELAXED) - s;
+}
+
+/*
+ * At a long Interval the warm-up is the first read alone: it asks every port's xstats and,
+ * once, /ethdev/stats, and the second read is already in tiers. Four ports whose xstats cost
+ * 20 ms, Interval 10 s, ReadLoad 0.1 % (10 ms a read): before, the first three reads each
+ * asked every port's xstats (30 s at eight times the budget).
+ */
+static void
+long_interval_warms_up_in_one_read(void **state)
+{
+	struct app a = {.nports = 4, .silent_stats_port = -1, .xstats_delay_ms = 20};
+	cdtime_t saved = interval_g;
+	unsigned int x, s;
+
+	(void)state;
+	start_app(&a, getpid());
+	interval_g = TIME_T_TO_CDTIME_T(10);
+	assert_int_equal(configure("ReadLoad 0.1", NULL), 0);
+	reset_port_requests();
+	one_read(&x, &s);
+	assert_int_equal(x, 4);
+	assert_int_equal(s, 1);
+	for (int i = 0; i < 3; i++) {
+		one_read(&x, &s);
+		if (x > 1 || x + s != 4)
+			fail_msg(
+				"read %d asked %u xstats and %u stats: expected the basic counters "
+				"of the 4 ports, at most one of them from its xstats",
+				i + 2, x, s);
+	}
+	interval_g = saved;
+}
+
 /* MaxAppLoad, set as before the budgets were split, still starts and says what it means. */
 static void
 max_app_load_still_accepted(void **state)
@@ -2886,6 +2930,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(values_for_recorded_replies, setup, teardown),
 		cmocka_unit_test_setup_teardown(reads_in_tiers, setup, teardown),
 		cmocka_unit_test_setup_teardown(budget_stretches_the_reads, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			long_interval_warms_up_in_one_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(max_app_load_still_accepted, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			info_values_name_ports_and_instance, setup, teardown),

@@ -473,6 +473,10 @@ struct dtel_plan_links {
 	uint64_t down_ns; /**< the shortest of a port whose link is down */
 	uint64_t quiet_ns; /**< the shortest of a quiet port */
 	uint64_t fixed_ns; /**< what each link poll asks besides the ports (/ethdev/list) */
+	/** What link requests outside the plan cost, fraction of one core: the checks that a
+	 * kernel netdev's carrier events bring, with their confirmations. It comes off the
+	 * grant first, at most half of it: the planned ports keep the other half. */
+	double unplanned;
 };
 
 /** What polling @ports at their shortest periods costs, fraction of one core. */

@@ -65,6 +65,7 @@ dtel_plan_links_demand(
 {
 	double d = o->want_ns > 0 ? (double)o->fixed_ns / (double)o->want_ns : 0;
 
+	d += o->unplanned > 0 ? o->unplanned : 0;
 	for (size_t i = 0; i < n; i++)
 		d += (double)ports[i].cost_ns / (double)floor_of(&ports[i], o);
 	return d;
@@ -74,11 +75,13 @@ int
 dtel_plan_links(
 	struct dtel_plan_port *ports, size_t n, const struct dtel_plan_links *o, double grant)
 {
-	double *want = NULL, *got = NULL, left;
+	double *want = NULL, *got = NULL, left, off;
 	int ret = 0;
 
 	if (o->want_ns == 0)
 		return -EINVAL;
+	off = o->unplanned > 0 ? o->unplanned : 0;
+	off = off < grant / 2 ? off : grant / 2;
 	for (size_t i = 0; i < n; i++)
 		ports[i].period_ns = floor_of(&ports[i], o);
 	if (grant <= 0 || n == 0 || dtel_plan_links_demand(ports, n, o) <= grant)
@@ -94,7 +97,7 @@ dtel_plan_links(
 	/* The request every link poll adds (the list) comes off the top: once for each poll that
 	 * has a port due, at most every PollInterval. How many those are depends on the periods:
 	 * first as if at every PollInterval, then at the rate the periods found give. */
-	left = grant - (double)o->fixed_ns / (double)o->want_ns;
+	left = grant - off - (double)o->fixed_ns / (double)o->want_ns;
 	for (int pass = 0; pass < 2; pass++) {
 		double polls = 0;
 
@@ -111,7 +114,7 @@ dtel_plan_links(
 					: (uint64_t)period;
 		}
 		polls = polls < 1e9 / (double)o->want_ns ? polls : 1e9 / (double)o->want_ns;
-		left = grant - (double)o->fixed_ns * polls / 1e9;
+		left = grant - off - (double)o->fixed_ns * polls / 1e9;
 	}
 out:
 	free(want);

@@ -89,6 +89,7 @@ changed(void *ctx, unsigned int port, int carrier)
 	if (s != NULL)
 		s->next_ms = 0;
 	ei->next_ms[POLL_LINKS] = 0;
+	ei->check_poll = true;
 }
 
 int

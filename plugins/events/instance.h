@@ -142,6 +142,12 @@ struct ev_instance {
 	struct link_sched *sched;
 	size_t nsched;
 	double link_overhead;
+	/* Link polls a carrier event brought (follow.c), outside the plan: what they cost,
+	 * fraction of one core, decaying (schedule.c), as of unplanned_ms; check_poll: this
+	 * poll is one. */
+	double unplanned;
+	uint64_t unplanned_ms;
+	bool check_poll;
 	bool warned_slow; /* the ports too slow to poll within a second were logged */
 	bool links_from_fwd; /* the last link poll read /fwd/ports */
 	uint64_t fwd_link_poll_ms; /* /fwd/info link_poll_ms: how often the forwarder checks */
@@ -238,6 +244,7 @@ struct link_sched *ev_sched_slot(struct ev_instance *ei, unsigned int port);
 bool ev_sched_due(const struct ev_instance *ei, unsigned int port, uint64_t t);
 void ev_sched_polled(struct ev_instance *ei, unsigned int port, uint64_t t, uint64_t sample_ns);
 void ev_sched_overhead(struct ev_instance *ei, uint64_t turn_ns, uint64_t samples_ns);
+void ev_sched_unplanned(struct ev_instance *ei, uint64_t ns, uint64_t t);
 uint64_t ev_sched_plan(struct ev_instance *ei);
 double ev_sched_bound(const struct ev_instance *ei, const struct link_sched *s);
 

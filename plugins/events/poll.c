@@ -63,6 +63,9 @@ plan_next(struct ev_instance *ei, const struct reading *rd, uint64_t t)
 		if (!rd->due[k] || (held && ei->round_ns[k] == 0))
 			continue;
 		if (k == POLL_LINKS && !rd->links_from_fwd) {
+			if (ei->check_poll)
+				ev_sched_unplanned(ei, ei->round_ns[k], t);
+			ei->check_poll = false;
 			next = ev_sched_plan(ei);
 			ei->next_ms[k] =
 				next != UINT64_MAX && next != 0 ? next : t + want / 1000000u;

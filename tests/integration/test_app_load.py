@@ -15,12 +15,15 @@ run (false notifications and failures: from collectd's start), each variant must
   - no failed request in either plugin;
   - every link down reported, the p95 within the DOCUMENTED figure (docs/dpdktel_events.md,
     "Detection time"), not within what the plugin says of itself: 150 ms for fast telemetry
-    (32 ports whose link answers in microseconds); for the slow one the formula, every up
+    (32 ports whose link answers in microseconds: at most FAST_COST of the application's CPU
+    a request, else the formula, as on a VM whose wake-ups cost more); for the slow one the
+    formula, every up
     port's link request cost over what PollLoad leaves after the liveness request (at least
     three quarters), plus Timeout: 32 x 2 ms at 1 %, 6.4 s to 8.5 s; the costs are those of
     one /ethdev/link_status and one /info request to the application's telemetry thread
     (the driver's 2 ms and the wake-up around it), measured by the test before collectd
-    starts;
+    starts, or the link's as the socket sees it after the window where that is more (a
+    loaded host);
   - the application's telemetry threads' CPU within PollLoad + ReadLoad (2 % of one core at
     the defaults), with 25 % for the estimate's and the measurement's noise: the link polls
     are spread over their period and the reads' xstats over several reads, so no burst of a
@@ -96,17 +99,30 @@ NOISE = 1.15  # the measurements' own noise (CPU time read from /proc around a b
 CPU_NOISE = 1.25
 
 
+# What "answers in microseconds" means for FAST_LINK_P95 (ns of the application's CPU a link
+# request): on a VM where waking its thread costs more (seen: 250 us a request here, where the
+# CI machine took 126 us), even the fast ports are dear, and the formula is the bound.
+FAST_COST = 50000
+
+
 def link_bound(slow, r):
-    """The documented link-down bound (s) for a run: fast, or the formula for the slow one:
+    """The documented link-down bound (s) for a run: fast (where a link request costs at most
+    FAST_COST; else, and for the slow one, the formula of the dear ports: the table's first
+    and third cases of docs/dpdktel_events.md, "Detection time"). The formula:
     every up port's link request cost over what PollLoad leaves the link polls once the
     liveness request has its share, at most a quarter (docs/dpdktel_events.md, "The load on
     the application"), plus Timeout. Both costs are what the application's telemetry thread
-    spent on such a request, measured by the test before collectd started."""
-    if not slow:
+    spent on such a request, measured by the test before collectd started; the link's, or
+    what the request took from the socket after the window where that is more: on a loaded
+    host (the check's other phases) the thread also waits for a core, and the plugin, which
+    cannot read the application's CPU time, plans with what it sees (seen: 2.03 ms of CPU,
+    a down after 12.7 s against 10.2 s at load 4.7 on 2 cores)."""
+    if not slow and r['link_cost'] <= FAST_COST:
         return FAST_LINK_P95
     budget = appload.POLL_LOAD / 100
     share = budget - min(r['liveness_cost'] / 1e9 / appload.POLL_INTERVAL, budget / 4)
-    return NPORTS * r['link_cost'] / 1e9 * NOISE / share + appload.TIMEOUT
+    cost = max(r['link_cost'], r['link_wall'])
+    return max(FAST_LINK_P95, NPORTS * cost / 1e9 * NOISE / share + appload.TIMEOUT)
 
 
 @pytest.mark.parametrize('speed', ['fast', 'slow'])

@@ -597,6 +597,23 @@ wait_calls(struct ev_netdev *nd, struct seen *s, size_t want)
 		fail_msg("%zu carrier callbacks, expected %zu", s->n, want);
 }
 
+/*
+ * Wait up to 5 s for @ifname's operational state to be up: the kernel sets IFF_RUNNING (what
+ * the carrier is read from) from linkwatch, which may defer a carrier that came on by up to a
+ * second after `ip link set ... up` returned (seen under ThreadSanitizer on a loaded host).
+ */
+static void
+wait_running(const char *ifname)
+{
+	uint64_t deadline = ms_now() + 5000;
+
+	while (ip("-o link show %s | grep -q 'state UP'", ifname) != 0) {
+		if (ms_now() >= deadline)
+			fail_msg("%s: not operationally up within 5 s", ifname);
+		usleep(10000);
+	}
+}
+
 static struct ev_netdev *
 open_mapped(long pid, const char *ifname, unsigned int port)
 {
@@ -628,6 +645,7 @@ real_carrier_events(void **state)
 	assert_int_equal(ip("link add ta type veth peer name tb"), 0);
 	assert_int_equal(ip("link set ta up"), 0);
 	assert_int_equal(ip("link set tb up"), 0);
+	wait_running("ta");
 	nd = open_mapped(getpid(), "ta", 3);
 	assert_false(ev_netdev_other_netns(nd));
 	assert_int_equal(ev_netdev_carrier(nd, 3), 1);
@@ -722,9 +740,17 @@ child_main(int rfd, int wfd)
 {
 	char c;
 
+	uint64_t deadline = ms_now() + 5000;
+
 	if (unshare(CLONE_NEWNET) != 0 || ip("link add ca type veth peer name cb") != 0 ||
 		ip("link set ca up") != 0 || ip("link set cb up") != 0)
 		_exit(1);
+	/* Ready once ca is operationally up (wait_running()). */
+	while (ip("-o link show ca | grep -q 'state UP'") != 0) {
+		if (ms_now() >= deadline)
+			_exit(1);
+		usleep(10000);
+	}
 	if (write(wfd, "r", 1) != 1)
 		_exit(1);
 	while (read(rfd, &c, 1) == 1 && c != 'q') {

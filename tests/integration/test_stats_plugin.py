@@ -170,7 +170,8 @@ def test_totals_and_rates_agree_with_ethdev_stats(pmd):
         second = cd.wait_value(ident, lambda r: r[0] > first[0], what='a second read')
         third = cd.wait_value(ident, lambda r: r[0] >= second[0] + 5, timeout=30,
                               what='a read 5 s after the second')
-        time.sleep(0.1)  # a sample after the third read's time
+        wait_until(lambda: sampler.samples and sampler.samples[-1][0] > third[0], 5,
+                   "a direct sample after the third read's time")
     finally:
         sampler.stop.set()
         sampler.join()

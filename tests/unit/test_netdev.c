@@ -16,6 +16,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -602,16 +603,24 @@ wait_calls(struct ev_netdev *nd, struct seen *s, size_t want)
  * the carrier is read from) from linkwatch, which may defer a carrier that came on by up to a
  * second after `ip link set ... up` returned (seen under ThreadSanitizer on a loaded host).
  */
-static void
-wait_running(const char *ifname)
+static bool
+running_within(const char *ifname, unsigned int ms)
 {
-	uint64_t deadline = ms_now() + 5000;
+	uint64_t deadline = ms_now() + ms;
 
 	while (ip("-o link show %s | grep -q 'state UP'", ifname) != 0) {
 		if (ms_now() >= deadline)
-			fail_msg("%s: not operationally up within 5 s", ifname);
+			return false;
 		usleep(10000);
 	}
+	return true;
+}
+
+static void
+wait_running(const char *ifname)
+{
+	if (!running_within(ifname, 5000))
+		fail_msg("%s: not operationally up within 5 s", ifname);
 }
 
 static struct ev_netdev *
@@ -740,17 +749,11 @@ child_main(int rfd, int wfd)
 {
 	char c;
 
-	uint64_t deadline = ms_now() + 5000;
-
-	if (unshare(CLONE_NEWNET) != 0 || ip("link add ca type veth peer name cb") != 0 ||
-		ip("link set ca up") != 0 || ip("link set cb up") != 0)
-		_exit(1);
 	/* Ready once ca is operationally up (wait_running()). */
-	while (ip("-o link show ca | grep -q 'state UP'") != 0) {
-		if (ms_now() >= deadline)
-			_exit(1);
-		usleep(10000);
-	}
+	if (unshare(CLONE_NEWNET) != 0 || ip("link add ca type veth peer name cb") != 0 ||
+		ip("link set ca up") != 0 || ip("link set cb up") != 0 ||
+		!running_within("ca", 5000))
+		_exit(1);
 	if (write(wfd, "r", 1) != 1)
 		_exit(1);
 	while (read(rfd, &c, 1) == 1 && c != 'q') {

@@ -176,6 +176,8 @@ class Run:
                             f'{self.app.log()[:2000]}')
             self.liveness_cost = request_cost(self.app, self.release, '/info', 100)
             self.link_cost = request_cost(self.app, self.release, '/ethdev/link_status,1')
+            # What each link poll asks besides the ports (dtel_plan_links() fixed_ns).
+            self.list_cost = request_cost(self.app, self.release, '/ethdev/list')
             self.cd = Collectd(self.build_dir, self.source_dir,
                                config(self.app.socket, self.notes, self.events_extra,
                                       self.stats_extra, self.stats_interval),
@@ -338,7 +340,7 @@ class Run:
              'collectd_cpu': cpu.delta(cd0, cd1)[0] / 1e9 / (t1 - t0) * 100,
              'downs': downs, 'ups': ups, 'missed': missed, 'load': host_load(),
              'liveness_cost': self.liveness_cost, 'link_cost': self.link_cost,
-             'link_wall': link_wall}
+             'list_cost': self.list_cost, 'link_wall': link_wall}
         r['rate'] = {p: self._rate(self.counter_rows(p, 'sent'), w0, w1) for p in PLUGINS}
         r['requests_per_s'] = sum(r['rate'].values())
         r.update(self.run_counts(w1))
@@ -401,7 +403,7 @@ def summary(r):
             f'{r["missed"]} missed, liveness poll {r["liveness_cost"] / 1e3:.0f} us, '
             f'link request {r["link_cost"] / 1e3:.0f} us '
             f'({r["link_wall"] / 1e3:.0f} us from the socket after the window), '
-            f'false {len(kinds)} '
+            f'list request {r["list_cost"] / 1e3:.0f} us, false {len(kinds)} '
             f'({", ".join(f"{k} {kinds.count(k)}" for k in FALSE_KINDS if k in kinds)}), '
             f'failed {r["failed"]}, warnings {len(r["warnings"])}, '
             f'collectd {r["collectd_cpu"]:.1f} %, load {r["load"][0]:.1f}, settled after '

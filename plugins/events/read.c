@@ -388,31 +388,20 @@ batch_make(struct ev_instance *ei, uint64_t t, struct batch *b)
 	return 0;
 }
 
-/* Send the batch; what its turn cost against what the plan takes its requests to cost (the
- * list's estimate, each port's least service time; a request's own time while it has none)
- * is learnt. */
+/* Send the batch; what its turns cost against its requests' service times is learnt. */
 static void
 batch_send(struct ev_instance *ei, struct batch *b)
 {
-	uint64_t before = ei->t.service_ns, est = 0;
+	uint64_t before = ei->t.service_ns, sum = 0;
 
 	if (ei->poll_err != 0) {
 		query_many(ei, b->p, b->n, b->r, b->res, NULL);
 		return;
 	}
-	/* Before the batch: its own time would lower the list's estimate. */
-	dtel_shared_cost(ei->t.sh, "/ethdev/list", &est);
 	query_many(ei, b->p, b->n, b->r, b->res, b->sample);
-	est = est != 0 ? est : b->sample[0];
-	for (size_t k = 0; k < ei->nlink_ids; k++) {
-		uint64_t least;
-
-		if (b->at[k] < 0 || b->sample[b->at[k]] == 0)
-			continue;
-		least = ev_sched_least(ei, ei->link_ids[k]);
-		est += least != 0 ? least : b->sample[b->at[k]];
-	}
-	ev_sched_overhead(ei, ei->t.service_ns - before, est);
+	for (size_t i = 0; i < b->n; i++)
+		sum += b->sample[i];
+	ev_sched_overhead(ei, ei->t.service_ns - before, sum);
 }
 
 /*

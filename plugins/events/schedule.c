@@ -76,22 +76,14 @@ ev_sched_polled(struct ev_instance *ei, unsigned int port, uint64_t t, uint64_t 
 		s->n++;
 }
 
-/*
- * A link poll's turn cost @turn_ns against @est_ns, what the plan takes its requests to cost
- * (the list's estimate and each port's least service time): their ratio scales the plan's
- * costs. Against the estimates, not against the turn's own service times: where waking the
- * application's thread costs more than its answers (a VM: 250 us of CPU for an 80 us reply),
- * a port's least time is half its usual one, and scaling it by the turn's own times planned
- * a poll at half its cost (32 ports on LSC: polls 1.67 % of a core within PollLoad 1 %).
- */
 void
-ev_sched_overhead(struct ev_instance *ei, uint64_t turn_ns, uint64_t est_ns)
+ev_sched_overhead(struct ev_instance *ei, uint64_t turn_ns, uint64_t samples_ns)
 {
 	double r;
 
-	if (est_ns == 0 || turn_ns == 0)
+	if (samples_ns == 0 || turn_ns == 0)
 		return;
-	r = (double)turn_ns / (double)est_ns;
+	r = (double)turn_ns / (double)samples_ns;
 	r = r < 1 ? 1 : r > 100 ? 100 : r;
 	ei->link_overhead =
 		ei->link_overhead == 0 ? r : ei->link_overhead + (r - ei->link_overhead) / 4;
@@ -120,38 +112,18 @@ ev_sched_unplanned(struct ev_instance *ei, uint64_t ns, uint64_t t)
 	ei->unplanned_ms = t;
 }
 
-/* The least of a port's service times: its link request's own cost, 0 while not known. */
-static uint64_t
-least_of(const struct link_sched *s)
-{
-	uint32_t least = UINT32_MAX;
-
-	if (s == NULL || s->n == 0)
-		return 0;
-	for (unsigned int i = 0; i < s->n; i++)
-		if (s->samples[i] < least)
-			least = s->samples[i];
-	return least;
-}
-
-uint64_t
-ev_sched_least(const struct ev_instance *ei, unsigned int port)
-{
-	return least_of(find(ei, port));
-}
-
-/* What the turns really cost against the estimates the plan is made of (at least 1). */
-static double
-overhead(const struct ev_instance *ei)
-{
-	return ei->link_overhead > 1 ? ei->link_overhead : 1;
-}
-
 /* What the port's link request costs the application, 0 while not known. */
 static uint64_t
 cost_of(const struct ev_instance *ei, const struct link_sched *s)
 {
-	return (uint64_t)((double)least_of(s) * overhead(ei));
+	uint32_t least = UINT32_MAX;
+
+	if (s->n == 0)
+		return 0;
+	for (unsigned int i = 0; i < s->n; i++)
+		if (s->samples[i] < least)
+			least = s->samples[i];
+	return (uint64_t)((double)least * (ei->link_overhead > 1 ? ei->link_overhead : 1));
 }
 
 /* Keep the schedules of the ports listed last (ei->link_ids), in that order. */
@@ -300,7 +272,7 @@ ev_sched_plan(struct ev_instance *ei)
 	if (pp == NULL)
 		return 0;
 	if (dtel_shared_cost(ei->t.sh, "/ethdev/list", &list) == 0)
-		o.fixed_ns = (uint64_t)((double)list * overhead(ei));
+		o.fixed_ns = list;
 	dtel_plan_links(pp, ei->nsched, &o,
 		dtp_budget_grant(
 			&ei->budget[POLL_LINKS], dtel_plan_links_demand(pp, ei->nsched, &o)));

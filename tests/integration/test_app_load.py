@@ -111,12 +111,13 @@ def link_bound(slow, r):
     and third cases of docs/dpdktel_events.md, "Detection time"). The formula: every up
     port's link request cost, and that of the list each of its polls adds, over what PollLoad
     leaves the link polls once the liveness request has its share, at most a quarter
-    (docs/dpdktel_events.md, "The load on the application"), plus Timeout. The costs are what the application's telemetry thread
-    spent on such a request, measured by the test before collectd started; the link's, or
-    what the request took from the socket after the window where that is more: on a loaded
-    host (the check's other phases) the thread also waits for a core, and the plugin, which
-    cannot read the application's CPU time, plans with what it sees (seen: 2.03 ms of CPU,
-    a down after 12.7 s against 10.2 s at load 4.7 on 2 cores)."""
+    (docs/dpdktel_events.md, "The load on the application"), plus Timeout. The costs are
+    what the application's telemetry thread spent on such a request, measured by the test
+    before collectd started; the link's, or what the request took from the socket after the
+    window where that is more: on a loaded host (the check's other phases) the thread also
+    waits for a core, and the plugin, which cannot read the application's CPU time, plans
+    with what it sees (seen: 2.03 ms of CPU, a down after 12.7 s against 10.2 s at load 4.7
+    on 2 cores)."""
     if not slow and r['link_cost'] <= FAST_COST:
         return FAST_LINK_P95
     budget = appload.POLL_LOAD / 100

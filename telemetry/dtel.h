@@ -472,7 +472,13 @@ struct dtel_plan_links {
 	uint64_t want_ns; /**< the shortest period of any port (PollInterval) */
 	uint64_t down_ns; /**< the shortest of a port whose link is down */
 	uint64_t quiet_ns; /**< the shortest of a quiet port */
-	uint64_t fixed_ns; /**< what each link poll asks besides the ports (/ethdev/list) */
+	/** What each link poll costs besides its ports' requests: the /ethdev/list it asks
+	 * and, where that costs more than an answer, waking the application's thread. */
+	uint64_t fixed_ns;
+	/** Ports asked together in one poll where their periods stretch (0: one): the fixed
+	 * cost comes once a group, and the stretched ports all get one period (the one their
+	 * shares buy together), so that a group stays together. */
+	unsigned int group;
 	/** What link requests outside the plan cost, fraction of one core: the checks that a
 	 * kernel netdev's carrier events bring, with their confirmations. It comes off the
 	 * grant first, at most half of it: the planned ports keep the other half. */
@@ -487,7 +493,9 @@ double dtel_plan_links_demand(
  * Each port's period (period_ns) within @grant (fraction of one core; <= 0: none): its
  * shortest when everything fits; else max-min by load: a port that costs less than an equal
  * share of what is left keeps its shortest period, the others share the rest equally and are
- * polled every cost / share. 0, or -EINVAL (want_ns 0), -ENOMEM.
+ * polled every cost / share (with a group, every sum of costs / sum of shares). The fixed
+ * cost comes off the top once a want_ns where polls come that often, else once a group of
+ * stretched ports. 0, or -EINVAL (want_ns 0), -ENOMEM.
  */
 int dtel_plan_links(
 	struct dtel_plan_port *ports, size_t n, const struct dtel_plan_links *o, double grant);

@@ -71,6 +71,59 @@ dtel_plan_links_demand(
 	return d;
 }
 
+/*
+ * Where polls carry a group's fixed cost (@per > 0, o->group > 1), the one period that the
+ * stretched ports' shares buy them all (0: none): asked together, they share a poll only if they
+ * share a period, and the longest period, which bounds detection, is then the shortest it can be.
+ */
+static double
+common_period(const struct dtel_plan_port *ports, size_t n, const struct dtel_plan_links *o,
+	double per, const double *want, const double *got)
+{
+	double cost = 0, share = 0;
+
+	if (per <= 0 || o->group <= 1)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (got[i] >= want[i] || ports[i].cost_ns == 0)
+			continue;
+		cost += (double)ports[i].cost_ns + per;
+		share += got[i];
+	}
+	return share > 0 ? cost / share : 0;
+}
+
+/*
+ * Periods within @left, each port's request costing @per more (its part of the fixed
+ * requests): into ports[].period_ns; returns the polls a second they make (@group ports each,
+ * where stretched).
+ */
+static double
+plan_pass(struct dtel_plan_port *ports, size_t n, const struct dtel_plan_links *o, double left,
+	double per, double *want, double *got)
+{
+	double polls = 0, common;
+
+	for (size_t i = 0; i < n; i++) {
+		ports[i].period_ns = floor_of(&ports[i], o);
+		want[i] = ports[i].cost_ns != 0
+			? ((double)ports[i].cost_ns + per) / (double)ports[i].period_ns
+			: 0;
+	}
+	dtel_plan_share(want, n, left, got);
+	common = common_period(ports, n, o, per, want, got);
+	for (size_t i = 0; i < n; i++) {
+		double period = (double)ports[i].period_ns;
+
+		if (got[i] < want[i] && ports[i].cost_ns != 0)
+			period = common > 0 ? common : ((double)ports[i].cost_ns + per) / got[i];
+		ports[i].period_ns =
+			period > (double)UINT64_MAX / 2 ? UINT64_MAX / 2 : (uint64_t)period;
+		polls += 1e9 / period / (o->group > 1 ? (double)o->group : 1);
+	}
+	return polls;
+}
+
 int
 dtel_plan_links(
 	struct dtel_plan_port *ports, size_t n, const struct dtel_plan_links *o, double grant)
@@ -92,30 +145,15 @@ dtel_plan_links(
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++)
-		want[i] = (double)ports[i].cost_ns / (double)ports[i].period_ns;
-	/* The request every link poll adds (the list) comes off the top: once for each poll that
-	 * has a port due, at most every PollInterval. How many those are depends on the periods:
-	 * first as if at every PollInterval, then at the rate the periods found give. */
+	/* The requests every link poll adds (the list): polls that come every PollInterval
+	 * carry them once a PollInterval, off the top; where the periods stretch so far that
+	 * polls come less often, each stretched port carries its group's part of them. */
 	left = grant - off - (double)o->fixed_ns / (double)o->want_ns;
-	for (int pass = 0; pass < 2; pass++) {
-		double polls = 0;
-
-		dtel_plan_share(want, n, left > 0 ? left : grant / 1e6, got);
-		for (size_t i = 0; i < n; i++) {
-			double period = (double)ports[i].period_ns;
-
-			if (got[i] < want[i] && ports[i].cost_ns != 0)
-				period = (double)ports[i].cost_ns / got[i];
-			polls += 1e9 / period;
-			if (pass == 1)
-				ports[i].period_ns = period > (double)UINT64_MAX / 2
-					? UINT64_MAX / 2
-					: (uint64_t)period;
-		}
-		polls = polls < 1e9 / (double)o->want_ns ? polls : 1e9 / (double)o->want_ns;
-		left = grant - off - (double)o->fixed_ns * polls / 1e9;
-	}
+	if (left > 0 && plan_pass(ports, n, o, left, 0, want, got) >= 1e9 / (double)o->want_ns)
+		goto out;
+	left = grant - off;
+	plan_pass(ports, n, o, left > 0 ? left : grant / 1e6,
+		(double)o->fixed_ns / (o->group > 1 ? (double)o->group : 1), want, got);
 out:
 	free(want);
 	free(got);

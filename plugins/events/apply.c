@@ -143,7 +143,8 @@ ev_forget_state(struct ev_instance *ei)
 	/* Its links' costs are the new process's to show (it may have LSC where the old had
 	 * not), and so is the warning about slow ones. */
 	ei->nsched = 0;
-	ei->link_overhead = 0;
+	ei->link_fixed = 0;
+	ei->nfixed = 0;
 	ei->warned_slow = false;
 	/* Its netdevs may be in another namespace, its ports other devices. */
 	ev_follow_forget(ei);

@@ -137,11 +137,15 @@ struct ev_instance {
 	 * the next poll asks their links together with the list. */
 	uint16_t *link_ids;
 	size_t nlink_ids;
-	/* Where links are read port by port: each port's schedule (schedule.c), and what the
-	 * link polls' turns cost against the service times of their requests (>= 1). */
+	/* Where links are read port by port: each port's schedule (schedule.c), and what a
+	 * link poll costs beyond its ports' requests (the list; on a VM, the wake-up). */
 	struct link_sched *sched;
 	size_t nsched;
-	double link_overhead;
+	double link_fixed; /* ns: what a link poll costs beyond its ports' own requests */
+	uint32_t fixed_samples[LINK_SAMPLES]; /* its last samples (ns), of which the median */
+	unsigned int nfixed, fixed_next;
+	unsigned int link_group; /* stretched ports asked together in a poll (schedule.c) */
+	unsigned int spread_group; /* the group their phases were spread for */
 	/* Link polls a carrier event brought (follow.c), outside the plan: what they cost,
 	 * fraction of one core, decaying (schedule.c), as of unplanned_ms; check_poll: this
 	 * poll is one. */
@@ -242,8 +246,11 @@ void ev_forget_state(struct ev_instance *ei);
 /* schedule.c */
 struct link_sched *ev_sched_slot(struct ev_instance *ei, unsigned int port);
 bool ev_sched_due(const struct ev_instance *ei, unsigned int port, uint64_t t);
+bool ev_sched_stretched(const struct ev_instance *ei, unsigned int port, uint64_t *ret_next_ms);
+bool ev_sched_along(const struct ev_instance *ei, unsigned int port, uint64_t t);
 void ev_sched_polled(struct ev_instance *ei, unsigned int port, uint64_t t, uint64_t sample_ns);
-void ev_sched_overhead(struct ev_instance *ei, uint64_t turn_ns, uint64_t samples_ns);
+void ev_sched_overhead(struct ev_instance *ei, uint64_t turn_ns, uint64_t ports_ns);
+uint64_t ev_sched_least(const struct ev_instance *ei, unsigned int port);
 void ev_sched_unplanned(struct ev_instance *ei, uint64_t ns, uint64_t t);
 uint64_t ev_sched_plan(struct ev_instance *ei);
 double ev_sched_bound(const struct ev_instance *ei, const struct link_sched *s);

@@ -361,11 +361,41 @@ batch_free(struct batch *b)
 	free(b->at);
 }
 
+static void
+batch_add(struct batch *b, size_t i, unsigned int port)
+{
+	snprintf(b->cmd[b->n], sizeof(b->cmd[0]), "/ethdev/link_status,%u", port);
+	b->p[b->n] = b->cmd[b->n];
+	b->at[i] = (int)b->n++;
+}
+
+/* Add the candidate (b->at[] @mark) due longest; false when none is left. */
+static bool
+batch_take(const struct ev_instance *ei, struct batch *b, int mark)
+{
+	uint64_t least = UINT64_MAX, next;
+	size_t pick = SIZE_MAX;
+
+	for (size_t i = 0; i < ei->nlink_ids; i++) {
+		if (b->at[i] != mark)
+			continue;
+		ev_sched_stretched(ei, ei->link_ids[i], &next);
+		if (next < least || pick == SIZE_MAX) {
+			least = next;
+			pick = i;
+		}
+	}
+	if (pick == SIZE_MAX)
+		return false;
+	batch_add(b, pick, ei->link_ids[pick]);
+	return true;
+}
+
 /* The list, and the link of every port listed last time that is due at @t. */
 static int
 batch_make(struct ev_instance *ei, uint64_t t, struct batch *b)
 {
-	size_t cap = 1 + ei->nlink_ids;
+	size_t cap = 1 + ei->nlink_ids, group = ei->link_group > 1 ? ei->link_group : 1;
 
 	*b = (struct batch){.cmd = malloc(cap * sizeof(*b->cmd)),
 		.p = malloc(cap * sizeof(*b->p)),
@@ -377,31 +407,49 @@ batch_make(struct ev_instance *ei, uint64_t t, struct batch *b)
 		return -ENOMEM;
 	b->p[b->n++] = "/ethdev/list";
 	for (size_t i = 0; i < ei->nlink_ids; i++) {
+		uint64_t next;
+
 		b->at[i] = -1;
 		if (!ev_sched_due(ei, ei->link_ids[i], t))
 			continue;
-		snprintf(
-			b->cmd[b->n], sizeof(b->cmd[0]), "/ethdev/link_status,%u", ei->link_ids[i]);
-		b->p[b->n] = b->cmd[b->n];
-		b->at[i] = (int)b->n++;
+		if (ev_sched_stretched(ei, ei->link_ids[i], &next))
+			b->at[i] = -2; /* a candidate, below */
+		else
+			batch_add(b, i, ei->link_ids[i]);
 	}
+	/* Stretched ports, a group at most: those due longest first; the rest at the next poll.
+	 * Then, up to a group, those due soon go along (ev_sched_along()). */
+	for (size_t taken = 0; taken < group && batch_take(ei, b, -2); taken++)
+		;
+	for (size_t i = 0; i < ei->nlink_ids; i++)
+		b->at[i] = b->at[i] == -2 ? -1 : b->at[i];
+	for (size_t i = 0; b->n > 1 && b->n <= group && i < ei->nlink_ids; i++)
+		if (b->at[i] < 0 && ev_sched_along(ei, ei->link_ids[i], t))
+			batch_add(b, i, ei->link_ids[i]);
 	return 0;
 }
 
-/* Send the batch; what its turns cost against its requests' service times is learnt. */
+/* Send the batch; what its turn cost beyond its ports' requests (each port's least service
+ * time; a request's own time while it has none) is learnt: the poll's fixed cost. */
 static void
 batch_send(struct ev_instance *ei, struct batch *b)
 {
-	uint64_t before = ei->t.service_ns, sum = 0;
+	uint64_t before = ei->t.service_ns, ports = 0;
 
 	if (ei->poll_err != 0) {
 		query_many(ei, b->p, b->n, b->r, b->res, NULL);
 		return;
 	}
 	query_many(ei, b->p, b->n, b->r, b->res, b->sample);
-	for (size_t i = 0; i < b->n; i++)
-		sum += b->sample[i];
-	ev_sched_overhead(ei, ei->t.service_ns - before, sum);
+	for (size_t k = 0; k < ei->nlink_ids; k++) {
+		uint64_t least;
+
+		if (b->at[k] < 0 || b->sample[b->at[k]] == 0)
+			continue;
+		least = ev_sched_least(ei, ei->link_ids[k]);
+		ports += least != 0 ? least : b->sample[b->at[k]];
+	}
+	ev_sched_overhead(ei, ei->t.service_ns - before, ports);
 }
 
 /*

@@ -32,6 +32,8 @@
 /* The checks' cost is a rate over about this long (ms): a link that flaps is planned for
  * within seconds, and forgotten as fast once it stops. */
 #define UNPLANNED_TAU_MS 10000.0
+/* What the link requests of one poll may hold the application's telemetry thread for. */
+#define HOLD_NS 5000000u
 
 struct link_sched *
 ev_sched_slot(struct ev_instance *ei, unsigned int id)
@@ -76,17 +78,41 @@ ev_sched_polled(struct ev_instance *ei, unsigned int port, uint64_t t, uint64_t 
 		s->n++;
 }
 
-void
-ev_sched_overhead(struct ev_instance *ei, uint64_t turn_ns, uint64_t samples_ns)
+static int
+cmp_u32(const void *a, const void *b)
 {
-	double r;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	if (samples_ns == 0 || turn_ns == 0)
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A link poll's turn cost @turn_ns, its ports' requests @ports_ns by their estimates (each
+ * port's least service time): the rest is what every poll costs whatever it asks, the list
+ * and, where it costs more than the answers (a VM: 250 us of CPU for an 80 us reply), waking
+ * the application's thread. The plan counts it once a poll (dtel_plan_links() fixed_ns),
+ * which a group of ports shares.
+ */
+void
+ev_sched_overhead(struct ev_instance *ei, uint64_t turn_ns, uint64_t ports_ns)
+{
+	uint32_t sorted[LINK_SAMPLES];
+	unsigned int mid;
+	uint64_t f;
+
+	if (turn_ns == 0)
 		return;
-	r = (double)turn_ns / (double)samples_ns;
-	r = r < 1 ? 1 : r > 100 ? 100 : r;
-	ei->link_overhead =
-		ei->link_overhead == 0 ? r : ei->link_overhead + (r - ei->link_overhead) / 4;
+	f = turn_ns > ports_ns ? turn_ns - ports_ns : 0;
+	ei->fixed_samples[ei->fixed_next] = f > UINT32_MAX ? UINT32_MAX : (uint32_t)f;
+	ei->fixed_next = (ei->fixed_next + 1) % LINK_SAMPLES;
+	if (ei->nfixed < LINK_SAMPLES)
+		ei->nfixed++;
+	/* The median: a turn that met other work of the thread (the CPU time /proc shows is the
+	 * thread's, whatever it served) must not move the plan, nor a lucky one. */
+	memcpy(sorted, ei->fixed_samples, sizeof(sorted));
+	qsort(sorted, ei->nfixed, sizeof(sorted[0]), cmp_u32);
+	mid = ei->nfixed / 2;
+	ei->link_fixed = (double)sorted[mid];
 }
 
 /* What the checks cost at @t, fraction of one core: decayed since the last one. */
@@ -112,18 +138,25 @@ ev_sched_unplanned(struct ev_instance *ei, uint64_t ns, uint64_t t)
 	ei->unplanned_ms = t;
 }
 
-/* What the port's link request costs the application, 0 while not known. */
+/* The least of a port's service times: what its link request costs the application, beyond
+ * what the poll costs anyway (ev_sched_overhead()); 0 while not known. */
 static uint64_t
-cost_of(const struct ev_instance *ei, const struct link_sched *s)
+least_of(const struct link_sched *s)
 {
 	uint32_t least = UINT32_MAX;
 
-	if (s->n == 0)
+	if (s == NULL || s->n == 0)
 		return 0;
 	for (unsigned int i = 0; i < s->n; i++)
 		if (s->samples[i] < least)
 			least = s->samples[i];
-	return (uint64_t)((double)least * (ei->link_overhead > 1 ? ei->link_overhead : 1));
+	return least;
+}
+
+uint64_t
+ev_sched_least(const struct ev_instance *ei, unsigned int port)
+{
+	return least_of(find(ei, port));
 }
 
 /* Keep the schedules of the ports listed last (ei->link_ids), in that order. */
@@ -144,7 +177,7 @@ keep_listed(struct ev_instance *ei)
 }
 
 static bool
-port_down(struct ev_instance *ei, unsigned int id)
+port_down(const struct ev_instance *ei, unsigned int id)
 {
 	for (size_t i = 0; i < ei->nports; i++)
 		if (ei->ports[i].id == id)
@@ -152,15 +185,66 @@ port_down(struct ev_instance *ei, unsigned int id)
 	return false;
 }
 
+/* Whether a port's period is stretched (and spread): then it goes in a poll with at most a
+ * group of others (read.c batch_make()); @ret_next_ms: when it is due. */
+bool
+ev_sched_stretched(const struct ev_instance *ei, unsigned int port, uint64_t *ret_next_ms)
+{
+	const struct link_sched *s = find(ei, port);
+
+	*ret_next_ms = s != NULL ? s->next_ms : 0;
+	return s != NULL && s->spread;
+}
+
+/*
+ * Whether a port not yet due at @t goes along with the ports that are: its period stretched,
+ * its link up, and due within a quarter of its period. A poll's wake-up of the application's
+ * thread and its list then serve a group (the plan counts them once a group), where ports
+ * whose periods differ a little would otherwise drift apart, each poll asking a few.
+ */
+bool
+ev_sched_along(const struct ev_instance *ei, unsigned int port, uint64_t t)
+{
+	const struct link_sched *s = find(ei, port);
+
+	return s != NULL && s->spread && !s->quiet && !port_down(ei, port) &&
+		s->next_ms <= t + s->period_ns / 4000000u;
+}
+
+/* How many stretched ports one poll asks: as many as HOLD_NS of their link requests, so that
+ * one wake-up of the application's thread and one list serve them all, while a poll still
+ * never holds the thread (and the stats reads behind it) for long. */
+static unsigned int
+group_of(const struct dtel_plan_port *pp, size_t n)
+{
+	uint64_t dearest = 0, g;
+
+	for (size_t i = 0; i < n; i++)
+		if (!pp[i].down && pp[i].cost_ns > dearest)
+			dearest = pp[i].cost_ns;
+	if (dearest == 0)
+		return 1;
+	g = HOLD_NS / dearest;
+	return g < 1 ? 1 : g > n ? (unsigned int)n : (unsigned int)g;
+}
+
 /* Each port due a period after it was last asked (the period may have changed since); ports
- * whose period stretched for the first time start spread over it, not together. */
+ * whose period stretched for the first time start spread over it, not together: in groups of
+ * link_group, which share their phase. A group that doubled or halved spreads them anew. */
 static void
 spread(struct ev_instance *ei, uint64_t want_ns)
 {
-	size_t n = 0, rank = 0;
+	unsigned int g = ei->link_group > 1 ? ei->link_group : 1;
+	size_t n = 0, rank = 0, slots;
 
+	if (g >= 2 * ei->spread_group || 2 * g <= ei->spread_group) {
+		for (size_t i = 0; i < ei->nsched; i++)
+			ei->sched[i].spread = false;
+		ei->spread_group = g;
+	}
 	for (size_t i = 0; i < ei->nsched; i++)
-		n += ei->sched[i].period_ns > 2 * want_ns;
+		n += ei->sched[i].period_ns > 2 * want_ns && !ei->sched[i].spread;
+	slots = (n + g - 1) / g;
 	for (size_t i = 0; i < ei->nsched; i++) {
 		struct link_sched *s = &ei->sched[i];
 
@@ -173,7 +257,8 @@ spread(struct ev_instance *ei, uint64_t want_ns)
 			continue;
 		}
 		if (!s->spread && s->polled_ms != 0)
-			s->next_ms = s->polled_ms + s->period_ns * (++rank) / (n + 1) / 1000000u;
+			s->next_ms = s->polled_ms +
+				s->period_ns * (rank++ / g + 1) / (slots + 1) / 1000000u;
 		else if (s->polled_ms != 0)
 			s->next_ms = s->polled_ms + s->period_ns / 1000000u;
 		s->spread = true;
@@ -250,7 +335,7 @@ plan_ports(struct ev_instance *ei)
 	struct dtel_plan_port *pp = calloc(ei->nsched + 1, sizeof(*pp));
 
 	for (size_t i = 0; pp != NULL && i < ei->nsched; i++)
-		pp[i] = (struct dtel_plan_port){.cost_ns = cost_of(ei, &ei->sched[i]),
+		pp[i] = (struct dtel_plan_port){.cost_ns = least_of(&ei->sched[i]),
 			.down = port_down(ei, ei->sched[i].id),
 			.quiet = ei->sched[i].quiet};
 	return pp;
@@ -271,8 +356,10 @@ ev_sched_plan(struct ev_instance *ei)
 	pp = plan_ports(ei);
 	if (pp == NULL)
 		return 0;
-	if (dtel_shared_cost(ei->t.sh, "/ethdev/list", &list) == 0)
-		o.fixed_ns = list;
+	o.group = ei->link_group = group_of(pp, ei->nsched);
+	if (dtel_shared_cost(ei->t.sh, "/ethdev/list", &list) < 0)
+		list = 0;
+	o.fixed_ns = (double)list > ei->link_fixed ? list : (uint64_t)ei->link_fixed;
 	dtel_plan_links(pp, ei->nsched, &o,
 		dtp_budget_grant(
 			&ei->budget[POLL_LINKS], dtel_plan_links_demand(pp, ei->nsched, &o)));

@@ -122,10 +122,11 @@ def link_bound(slow, r):
         return FAST_LINK_P95
     budget = appload.POLL_LOAD / 100
     share = budget - min(r['liveness_cost'] / 1e9 / appload.POLL_INTERVAL, budget / 4)
-    # Each poll of a dear port asks the list too (one port a poll: they are spread), and its
-    # turn wakes the application's thread for each (the list's reply comes before the link
-    # is sent): 12 us on hardware, 0.2 ms on a VM (seen: 2.25 ms links polled every 13.4 s,
-    # not within 11.2 s, at collectd Interval 10).
+    # Each poll of dear ports asks the list too, and its turn wakes the application's thread
+    # (the list's reply comes before the links are sent): 12 us on hardware, 0.2 ms on a VM
+    # (seen: 2.25 ms links polled every 13.4 s, not within 11.2 s, at collectd Interval 10).
+    # The plugin plans it once a group of ports (5 ms of their requests); the bound counts it
+    # for every port, as the documented formula's upper end.
     cost = max(r['link_cost'], r['link_wall']) + r['list_cost']
     return max(FAST_LINK_P95, NPORTS * cost / 1e9 * NOISE / share + appload.TIMEOUT)
 

@@ -88,6 +88,57 @@ dear_links_at_the_formula(void **state)
 	assert_between(p[0].period_ns, 1.60 * S, 1.65 * S);
 }
 
+/* Where a poll's fixed part is dear (a VM: the list's wake-up, 300 us, beside 100 us a port),
+ * polls that come seldom carry it once per group of ports: 32 ports within 0.75 % are polled
+ * every (100 + 300 / group) us x 32 / 0.75 %, and that is what they then cost. */
+static void
+wake_ups_shared_by_a_group(void **state)
+{
+	struct dtel_plan_links o = {.want_ns = 20 * MS, .down_ns = 3 * S, .fixed_ns = 300 * US};
+	struct dtel_plan_port p[32];
+	double cost;
+
+	(void)state;
+	ports_of(p, 32, 100 * US);
+	assert_int_equal(dtel_plan_links(p, 32, &o, 0.0075), 0);
+	assert_between(p[0].period_ns, 1.70 * S, 1.72 * S); /* one port a poll */
+	o.group = 8;
+	assert_int_equal(dtel_plan_links(p, 32, &o, 0.0075), 0);
+	for (int i = 0; i < 32; i++)
+		assert_between(p[i].period_ns, 0.58 * S, 0.59 * S);
+	/* Within the grant: the ports' requests, and the list once every 8 of them. */
+	cost = 32 * (100e-6 + 300e-6 / 8) / ((double)p[0].period_ns / 1e9);
+	assert_between(cost * 1e4, 74.9, 75.1);
+}
+
+/* Ports asked in groups share one period, whatever their costs: ports whose periods differ
+ * drift apart and each poll would ask a few, each paying the fixed cost the plan counted
+ * once a group. The periods buy no more than the grant, and the longest is the shortest the
+ * grant allows (16 x 50 us + 16 x 150 us, the list once every 8 ports, at 0.75 %). */
+static void
+grouped_ports_share_one_period(void **state)
+{
+	struct dtel_plan_links o = {
+		.want_ns = 20 * MS, .down_ns = 3 * S, .fixed_ns = 300 * US, .group = 8};
+	struct dtel_plan_port p[32];
+	double cost = 0;
+
+	(void)state;
+	ports_of(p, 16, 50 * US);
+	ports_of(p + 16, 16, 150 * US);
+	assert_int_equal(dtel_plan_links(p, 32, &o, 0.0075), 0);
+	for (int i = 1; i < 32; i++)
+		assert_int_equal(p[i].period_ns, p[0].period_ns);
+	for (int i = 0; i < 32; i++)
+		cost += ((double)p[i].cost_ns + 300e3 / 8) / (double)p[i].period_ns;
+	assert_between(cost * 1e4, 74.9, 75.1);
+	assert_between(p[0].period_ns, 0.58 * S, 0.59 * S);
+	/* One port a poll (no group): the dear ports wait longer than the cheap. */
+	o.group = 0;
+	assert_int_equal(dtel_plan_links(p, 32, &o, 0.0075), 0);
+	assert_true(p[31].period_ns > p[0].period_ns);
+}
+
 /* Cheap ports keep PollInterval beside dear ones, which share the rest. */
 static void
 cheap_ports_unslowed_by_dear_ones(void **state)
@@ -227,6 +278,8 @@ main(void)
 		cmocka_unit_test(cheap_links_near_poll_interval),
 		cmocka_unit_test(dear_links_at_the_formula),
 		cmocka_unit_test(cheap_ports_unslowed_by_dear_ones),
+		cmocka_unit_test(wake_ups_shared_by_a_group),
+		cmocka_unit_test(grouped_ports_share_one_period),
 		cmocka_unit_test(down_and_quiet_ports_slower),
 		cmocka_unit_test(netdev_checks_come_off_the_grant),
 		cmocka_unit_test(reads_that_fit),

@@ -66,8 +66,8 @@ struct sim {
 	unsigned int list_queries, usage_queries; /* eal: /eal/lcore/list, /eal/lcore/usage */
 	/* Requests of one poll, which begins with /ethdev/list (the first request of a poll of
 	 * an application without /fwd/ports): link_status and usage requests in the current
-	 * poll, and how many polls had 1 and 2 of each. */
-	unsigned int poll_links, poll_usage, polls_links[3], polls_usage[3];
+	 * poll, and how many polls had 1 and 2 of each (of link requests, up to MAXP). */
+	unsigned int poll_links, poll_usage, polls_links[MAXP + 1], polls_usage[3];
 	uint64_t main_age_ms; /* fwd: link_check_age_ms of /fwd/info */
 	int link_delay_ms; /* each /ethdev/link_status takes this long (a slow driver) */
 	int info_delay_ms; /* each /info takes this long, on the CPU */
@@ -229,7 +229,7 @@ eal_lcore_usage(void)
 static void
 poll_begins(void)
 {
-	if (sim.poll_links >= 1 && sim.poll_links <= 2)
+	if (sim.poll_links >= 1 && sim.poll_links <= MAXP)
 		sim.polls_links[sim.poll_links]++;
 	if (sim.poll_usage >= 1 && sim.poll_usage <= 2)
 		sim.polls_usage[sim.poll_usage]++;
@@ -1838,6 +1838,64 @@ slow_links_warning_names_every_port(void **state)
 }
 
 static void
+set_four_ports(void *arg)
+{
+	(void)arg;
+	sim.nports = MAXP;
+}
+
+static void
+forget_poll_counts(void *arg)
+{
+	(void)arg;
+	memset(sim.polls_links, 0, sizeof(sim.polls_links));
+}
+
+/* How many polls asked @k links (0: any number of them) since the counts were forgotten. */
+static unsigned int
+polls_asking(unsigned int k)
+{
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&sim.m);
+	for (unsigned int i = 1; i <= MAXP; i++)
+		n += k == 0 || k == i ? sim.polls_links[i] : 0;
+	pthread_mutex_unlock(&sim.m);
+	return n;
+}
+
+/*
+ * Stretched links are asked a group a poll (schedule.c group_of()), so that one wake-up of
+ * the application's thread and one list serve several ports: four ports at 1 ms (spinning)
+ * within PollLoad 4 are a sweep every 0.15 s or so, against PollInterval 5 ms, and a group
+ * is as many as 5 ms of requests. Before, each poll asked one port (spread over the period).
+ */
+static void
+stretched_links_asked_in_groups(void **state)
+{
+	uint64_t deadline;
+	unsigned int one;
+	int delay = 1;
+
+	(void)state;
+	sim_set(set_four_ports, NULL);
+	start_server(getpid());
+	start_plugin("PollLoad 4");
+	sim_set(set_link_delay, &delay);
+	wait_log("link poll every");
+	sim_set(forget_poll_counts, NULL);
+	deadline = ms_now() + 10000;
+	while (polls_asking(0) < 13 && ms_now() < deadline)
+		usleep(5000);
+	one = polls_asking(1);
+	if (polls_asking(0) < 13 || one * 2 > polls_asking(0)) {
+		fc_dump_logs();
+		fail_msg("polls asking links: %u, of which %u asked one port (2: %u, 3: %u, 4: %u)",
+			polls_asking(0), one, polls_asking(2), polls_asking(3), polls_asking(4));
+	}
+}
+
+static void
 set_dear(void *arg)
 {
 	(void)arg;
@@ -2382,6 +2440,7 @@ main(void)
 			budget_stretches_links_not_liveness, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			slow_links_warning_names_every_port, setup, teardown),
+		cmocka_unit_test_setup_teardown(stretched_links_asked_in_groups, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			hang_while_every_poll_is_stretched, setup, teardown),
 		cmocka_unit_test_setup_teardown(reads_never_undo_a_change, setup, teardown),

@@ -235,17 +235,32 @@ def test_misbehaving_server(build_dir, source_dir, healthy, tmpdir_ro, mode):
 CAP_LINE = 'already serves the 10 telemetry clients DPDK allows'
 
 
+def take_slot(path, timeout=5):
+    """A connection to the telemetry socket at `path` that the application greeted, so holds
+    one of its 10 client slots. A client that closed just before (the readiness probe of the
+    helpers that start the application) holds its slot until its thread in the application
+    sees the close: DPDK's lib/telemetry/telemetry.c client_handler() gives the slot back only
+    when its read loop ends, and socket_listener() closes a connection at once, without a
+    greeting, while 10 are counted. So a refused connection is tried again, to a deadline."""
+    deadline = time.monotonic() + timeout
+    while True:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        s.settimeout(2)
+        s.connect(path)
+        if s.recv(4096):
+            return s
+        s.close()
+        assert time.monotonic() < deadline, f'no greeting within {timeout} s: fewer than 10 slots'
+        time.sleep(0.01)
+
+
 def client_cap(build_dir, source_dir, app, lcores=True):
     """Ten other clients hold every slot of app's telemetry: both plugins say why, publish
     up 0 and nothing else, and collect again by themselves once a slot frees."""
     others = []
     try:
         for _ in range(10):
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-            s.settimeout(2)
-            s.connect(app.socket)
-            assert s.recv(4096), 'no greeting: fewer than 10 slots'
-            others.append(s)
+            others.append(take_slot(app.socket))
         with Collectd(build_dir, source_dir, both_config({'f': app.socket}),
                       interval=INTERVAL, ours=BOTH) as cd:
             for plugin in BOTH:

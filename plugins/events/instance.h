@@ -113,6 +113,7 @@ struct ev_instance {
 	struct events_instance st; /* up, gone, not responding */
 	struct events_link_conf link_conf;
 	uint64_t caps_again_ms; /* ... at this time */
+	uint64_t caps_again_step_ms; /* ... that long after the last one, 0: not read yet */
 	uint64_t stall_us; /* in force for lcores */
 	uint64_t main_stalled_ms;
 	/* After a hang the instance event reported, heartbeats still date from it: until this

@@ -16,10 +16,6 @@
  *
  * The budget of a priority is the smallest one its classes bring (0 from any of them: that
  * priority has none); a priority without classes has none to share.
- *
- * The classes plan from learnt costs; what their turns cost is measured. Once a second the
- * polls' budget is corrected by what was measured against it (plan.c dtel_plan_correct()):
- * where their turns ran over it, the classes share less of it until they no longer do.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -28,30 +24,12 @@
 
 #include "shared.h"
 
-/* What was measured by priority over the last DTEL__LOAD_SECONDS full seconds before @sec,
- * fractions of one core. */
-static void
-measured_locked(const struct dtel_shared *sh, uint64_t sec, double *ret)
-{
-	uint64_t sum[DTEL__PRIOS] = {0, 0};
-
-	for (uint64_t s = sec > DTEL__LOAD_SECONDS ? sec - DTEL__LOAD_SECONDS : 0; s < sec; s++)
-		if (s + DTEL__LOAD_SECONDS > sh->load_sec && s <= sh->load_sec)
-			for (unsigned int p = 0; p < DTEL__PRIOS; p++)
-				sum[p] += sh->load_ns[p][s % DTEL__LOAD_SECONDS];
-	for (unsigned int p = 0; p < DTEL__PRIOS; p++)
-		ret[p] = (double)sum[p] / (DTEL__LOAD_SECONDS * 1e9);
-}
-
-static void correct_locked(struct dtel_shared *sh, uint64_t sec);
-
 void
 dtel__load_add_locked(struct dtel_shared *sh, unsigned int prio, uint64_t cost_ns)
 {
 	uint64_t sec = dtel__now_ns() / 1000000000u;
 
 	if (sec != sh->load_sec) {
-		correct_locked(sh, sec);
 		for (uint64_t s = sh->load_sec + 1;
 			s <= sec && s <= sh->load_sec + DTEL__LOAD_SECONDS; s++)
 			for (unsigned int p = 0; p < DTEL__PRIOS; p++)
@@ -99,38 +77,6 @@ tighter(double a, double b)
 	return a == 0 ? b : b == 0 ? a : a < b ? a : b;
 }
 
-/* What a priority's classes share: its budget times what the correction holds (the polls'). */
-static double
-held(const struct dtel_shared *sh, unsigned int prio, double budget)
-{
-	return sh->held[prio] > 0 ? budget * sh->held[prio] : budget;
-}
-
-/*
- * Once a second, at the first turn of a new one (@sec): the polls' correction from the last
- * seconds' measure against their budget in force. Not the reads': their dear tier comes once
- * in many reads (plan.c dtel_plan_reads(), every minute or so), and a measure of ten seconds
- * would take each for an overrun and hold them down between.
- */
-static void
-correct_locked(struct dtel_shared *sh, uint64_t sec)
-{
-	double m[DTEL__PRIOS];
-	struct in_force f;
-
-	if (sh->held_sec == 0 || sec <= sh->held_sec) {
-		sh->held_sec = sh->held_sec == 0 ? sec : sh->held_sec;
-		return;
-	}
-	in_force_locked(sh, &f);
-	measured_locked(sh, sec, m);
-	sh->held[DTEL_PRIO_POLL] = f.has[DTEL_PRIO_POLL]
-		? dtel_plan_correct(sh->held[DTEL_PRIO_POLL], m[DTEL_PRIO_POLL],
-			  tighter(f.prio[DTEL_PRIO_POLL], f.cap), (double)(sec - sh->held_sec))
-		: 0;
-	sh->held_sec = sec;
-}
-
 /* Classes of one priority on one socket: two plugins make a few each. Any beyond this many
  * get what they want. */
 #define CLASSES_MAX 64
@@ -163,8 +109,7 @@ regrant_locked(struct dtel_shared *sh)
 	double polls, reads;
 
 	in_force_locked(sh, &f);
-	polls = held(sh, DTEL_PRIO_POLL, tighter(f.prio[DTEL_PRIO_POLL], f.cap));
-	polls = share_prio_locked(sh, DTEL_PRIO_POLL, polls);
+	polls = share_prio_locked(sh, DTEL_PRIO_POLL, tighter(f.prio[DTEL_PRIO_POLL], f.cap));
 	reads = f.cap > 0 ? f.cap - polls : 0;
 	if (f.cap > 0 && reads <= 0)
 		reads = f.cap * 1e-6; /* the polls took it all: the reads next to nothing */
@@ -174,19 +119,22 @@ regrant_locked(struct dtel_shared *sh)
 void
 dtel_shared_load(struct dtel_shared *shared, struct dtel_shared_load *ret_load)
 {
-	uint64_t sec = dtel__now_ns() / 1000000000u;
+	uint64_t sec = dtel__now_ns() / 1000000000u, sum[DTEL__PRIOS] = {0, 0};
 	struct dtel_shared_load l = {0};
 	struct in_force f;
 
 	pthread_mutex_lock(&shared->state_lock);
-	measured_locked(shared, sec, l.measured_prio);
+	/* The last DTEL__LOAD_SECONDS full seconds. */
+	for (uint64_t s = sec > DTEL__LOAD_SECONDS ? sec - DTEL__LOAD_SECONDS : 0; s < sec; s++)
+		if (s + DTEL__LOAD_SECONDS > shared->load_sec && s <= shared->load_sec)
+			for (unsigned int p = 0; p < DTEL__PRIOS; p++)
+				sum[p] += shared->load_ns[p][s % DTEL__LOAD_SECONDS];
 	for (const struct dtel_shared_class *c = shared->classes; c != NULL; c = c->next)
 		l.planned += c->alloc;
 	in_force_locked(shared, &f);
-	for (unsigned int p = 0; p < DTEL__PRIOS; p++)
-		l.held_prio[p] = shared->held[p] > 0 ? shared->held[p] : 1;
 	pthread_mutex_unlock(&shared->state_lock);
 	for (unsigned int p = 0; p < DTEL__PRIOS; p++) {
+		l.measured_prio[p] = (double)sum[p] / (DTEL__LOAD_SECONDS * 1e9);
 		l.measured += l.measured_prio[p];
 		l.budget_prio[p] = f.has[p] ? tighter(f.prio[p], f.cap) : 0;
 	}

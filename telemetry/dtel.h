@@ -403,9 +403,6 @@ struct dtel_shared_load {
 	 * the priorities that have classes, added; 0: none (a priority without a budget). */
 	double budget;
 	double budget_prio[2]; /**< each priority's budget in force (the cap included), 0: none */
-	/** What each priority's classes share: budget_prio times this (1, or, for the polls,
-	 * less while what their turns really cost ran over their budget: dtel_plan_correct()). */
-	double held_prio[2];
 };
 
 /** The load of @shared now. */
@@ -487,19 +484,6 @@ struct dtel_plan_links {
 	 * grant first, at most half of it: the planned ports keep the other half. */
 	double unplanned;
 };
-
-/**
- * The closed loop of a priority's budget: the plans are made from learnt costs (the least
- * service times, a median fixed cost), what the turns are charged is measured (the larger of
- * service time and the thread's CPU time, every turn, checks and spikes included), and the
- * two differ (a mean above a median; on a VM, wake-ups). So the budget the classes share is
- * scaled by @corr, moved over @seconds towards @budget / @measured (what was measured over
- * the last ten seconds): by a tenth of the gap a second (the measure lags by its window: a
- * faster loop would swing), never above 1, never below DTEL_PLAN_CORR_MIN. Returns the new
- * factor; 1 where there is no budget.
- */
-double dtel_plan_correct(double corr, double measured, double budget, double seconds);
-#define DTEL_PLAN_CORR_MIN 0.1
 
 /** What polling @ports at their shortest periods costs, fraction of one core. */
 double dtel_plan_links_demand(

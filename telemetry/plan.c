@@ -45,31 +45,6 @@ dtel_plan_share(const double *demand, size_t n, double budget, double *ret_alloc
 			ret_alloc[i] = left / (double)open;
 }
 
-/* How far the correction moves a second, of the gap, and the most of a step. */
-#define CORR_GAIN 0.1
-#define CORR_STEP_MAX 0.5
-
-double
-dtel_plan_correct(double corr, double measured, double budget, double seconds)
-{
-	double r, step;
-
-	if (budget <= 0)
-		return 1;
-	if (corr <= 0 || corr > 1)
-		corr = 1;
-	if (seconds <= 0)
-		return corr;
-	/* Nothing measured: the budget is all there; a ratio of at most 2 and at least 1/2 a
-	 * step, so that one odd window moves it little. */
-	r = measured > 0 ? budget / measured : 2;
-	r = r > 2 ? 2 : r < 0.5 ? 0.5 : r;
-	step = CORR_GAIN * seconds;
-	step = step > CORR_STEP_MAX ? CORR_STEP_MAX : step;
-	corr *= 1 + step * (r - 1);
-	return corr > 1 ? 1 : corr < DTEL_PLAN_CORR_MIN ? DTEL_PLAN_CORR_MIN : corr;
-}
-
 /* The shortest period a port may have: PollInterval, or the slower cadence of a down port or
  * of one whose changes the kernel netdev tells. */
 static uint64_t

@@ -103,10 +103,6 @@ struct dtel_shared {
 	uint64_t cost_clock;
 	uint64_t load_ns[DTEL__PRIOS][DTEL__LOAD_SECONDS]; /* cost in each of the last seconds */
 	uint64_t load_sec; /* the second load_ns[][load_sec % DTEL__LOAD_SECONDS] is of */
-	/* What each priority's classes share of its budget (budget.c correct_locked()), 0:
-	 * not yet corrected (all of it), and the second it was last moved at. */
-	double held[DTEL__PRIOS];
-	uint64_t held_sec;
 	struct dtel_shared_class *classes;
 	/* The process of the current generation, under state_lock: see registry.c
 	 * note_owner_locked(). */

@@ -233,55 +233,6 @@ load_by_priority(void **state)
 	fs_stop(fs);
 }
 
-/*
- * The budget holds what the turns cost, not what the plans expected: a poll class granted all
- * of PollLoad whose turns cost far more (the fake spins 30 ms a request, PollLoad 1 %) is
- * granted less within two seconds, and dtel_shared_load() says how much less; the reads'
- * class, whose turns cost nothing, keeps its budget.
- */
-static void
-turns_over_the_budget_take_the_grant_down(void **state)
-{
-	struct fake_config cfg = {.handler = h_tagged};
-	struct fake_server *fs = fs_start_path(&cfg);
-	struct dtel_request poll = {.prio = DTEL_PRIO_POLL, .timeout_ms = 2000};
-	struct dtel_shared_class *links, *reads;
-	struct dtel_shared_load load;
-	struct dtel_shared *sh;
-	uint64_t until;
-
-	(void)state;
-	tagged_reset();
-	tagged_spin = true;
-	assert_int_equal(dtel_shared_get(fs_path(fs), &sh), 0);
-	links = class_of(sh, DTEL_PRIO_POLL, PCT, -1);
-	reads = class_of(sh, DTEL_PRIO_READ, PCT, -1);
-	assert_near(dtel_shared_class_grant(links, 5 * PCT), PCT);
-	assert_near(dtel_shared_class_grant(reads, 5 * PCT), PCT);
-	/* Three second boundaries at least: the correction moves at the first turn of a second,
-	 * from the seconds before it. */
-	until = (test_now_ms() / 1000 + 3) * 1000 + 100;
-	while (test_now_ms() < until) {
-		struct dtel_reply r;
-
-		assert_int_equal(dtel_shared_request(sh, &poll, "/t,30,p", &r), 0);
-		dtel_reply_release(&r);
-	}
-	dtel_shared_load(sh, &load);
-	assert_true(load.measured_prio[DTEL_PRIO_POLL] > 10 * PCT);
-	assert_true(load.held_prio[DTEL_PRIO_POLL] < 0.96);
-	assert_true(load.held_prio[DTEL_PRIO_POLL] >= 0.5);
-	assert_true(dtel_shared_class_grant(links, 5 * PCT) < 0.96 * PCT);
-	assert_true(load.held_prio[DTEL_PRIO_READ] == 1);
-	assert_near(dtel_shared_class_grant(reads, 5 * PCT), PCT);
-	assert_near(load.budget_prio[DTEL_PRIO_POLL], PCT); /* the budget itself is the same */
-	tagged_spin = false;
-	dtel_shared_class_free(links);
-	dtel_shared_class_free(reads);
-	dtel_shared_put(sh);
-	fs_stop(fs);
-}
-
 static void
 bad_arguments(void **state)
 {
@@ -307,7 +258,6 @@ main(void)
 		cmocka_unit_test(smallest_budget_of_a_priority),
 		cmocka_unit_test(rounds_warm_up_then_stretch),
 		cmocka_unit_test(load_by_priority),
-		cmocka_unit_test(turns_over_the_budget_take_the_grant_down),
 		cmocka_unit_test(bad_arguments),
 	};
 

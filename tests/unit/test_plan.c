@@ -270,35 +270,6 @@ one_kind_stretches(void **state)
 	assert_int_equal(p.interval_ns, 10 * S);
 }
 
-/*
- * The closed loop (dtel_plan_correct()): what the turns cost above the budget takes the
- * classes' share down, a tenth of the gap a second, and back up to all of it once they cost
- * less; never below DTEL_PLAN_CORR_MIN, never above 1, and no correction without a budget.
- * lsc, 32 ports on a VM (docs/performance.md): the polls cost 1.15 % against PollLoad 1 %.
- */
-static void
-correction_follows_the_measure(void **state)
-{
-	double c = 1;
-
-	(void)state;
-	for (int s = 0; s < 10; s++)
-		c = dtel_plan_correct(c, 1.15 * PCT, PCT, 1);
-	assert_between(c, 0.85, 0.90); /* 0.987 a second */
-	assert_true(dtel_plan_correct(c, PCT, PCT, 1) == c); /* on budget: held */
-	assert_true(dtel_plan_correct(c, 0.5 * PCT, PCT, 1) > c); /* under it: back up */
-	assert_true(dtel_plan_correct(0.99, 0.5 * PCT, PCT, 1) == 1);
-	assert_true(dtel_plan_correct(c, 0, PCT, 1) > c); /* nothing measured */
-	/* A step is bounded, whatever the gap and however long since the last. */
-	assert_between(dtel_plan_correct(1, 100 * PCT, PCT, 60), 0.74, 0.76);
-	for (int s = 0; s < 100; s++)
-		c = dtel_plan_correct(c, 100 * PCT, PCT, 1);
-	assert_true(c == DTEL_PLAN_CORR_MIN);
-	assert_true(dtel_plan_correct(0.5, 2 * PCT, 0, 1) == 1); /* no budget */
-	assert_true(dtel_plan_correct(0, 2 * PCT, PCT, 0) == 1); /* not yet set: all */
-	assert_true(dtel_plan_correct(0.5, 2 * PCT, PCT, 0) == 0.5); /* no time passed */
-}
-
 int
 main(void)
 {
@@ -315,7 +286,6 @@ main(void)
 		cmocka_unit_test(mlx5_reads_in_tiers),
 		cmocka_unit_test(idpf_reads_cannot_keep_the_bounds),
 		cmocka_unit_test(one_kind_stretches),
-		cmocka_unit_test(correction_follows_the_measure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

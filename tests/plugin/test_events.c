@@ -1870,14 +1870,13 @@ polls_asking(unsigned int k)
  * within PollLoad 4 are a sweep every 0.15 s or so, against PollInterval 5 ms, and a group
  * is as many as 5 ms of requests. Before, each poll asked one port (spread over the period).
  */
+/* Four ports whose link costs @delay ms (spinning) within PollLoad 4: once their polls have
+ * stretched, the polls that ask links are counted until there are @n (10 s at most). */
 static void
-stretched_links_asked_in_groups(void **state)
+count_stretched_polls(int delay, unsigned int n)
 {
 	uint64_t deadline;
-	unsigned int one;
-	int delay = 1;
 
-	(void)state;
 	sim_set(set_four_ports, NULL);
 	start_server(getpid());
 	start_plugin("PollLoad 4");
@@ -1885,13 +1884,41 @@ stretched_links_asked_in_groups(void **state)
 	wait_log("link poll every");
 	sim_set(forget_poll_counts, NULL);
 	deadline = ms_now() + 10000;
-	while (polls_asking(0) < 13 && ms_now() < deadline)
+	while (polls_asking(0) < n && ms_now() < deadline)
 		usleep(5000);
+}
+
+static void
+stretched_links_asked_in_groups(void **state)
+{
+	unsigned int one;
+
+	(void)state;
+	count_stretched_polls(1, 13);
 	one = polls_asking(1);
 	if (polls_asking(0) < 13 || one * 2 > polls_asking(0)) {
 		fc_dump_logs();
 		fail_msg("polls asking links: %u, of which %u asked one port (2: %u, 3: %u, 4: %u)",
 			polls_asking(0), one, polls_asking(2), polls_asking(3), polls_asking(4));
+	}
+}
+
+/*
+ * A poll asks at most a group of stretched ports (read.c batch_make()), those due longest
+ * first, so that it never holds the application's telemetry thread for much more than 5 ms:
+ * four ports at 2 ms are a group of two. Without the cap, the four ports of one period were
+ * asked in one poll, 8 ms.
+ */
+static void
+poll_takes_at_most_a_group(void **state)
+{
+	(void)state;
+	count_stretched_polls(2, 12);
+	if (polls_asking(0) < 12 || polls_asking(3) + polls_asking(4) > 0) {
+		fc_dump_logs();
+		fail_msg("polls asking links: %u (1: %u, 2: %u, 3: %u, 4: %u); at most 2 each",
+			polls_asking(0), polls_asking(1), polls_asking(2), polls_asking(3),
+			polls_asking(4));
 	}
 }
 
@@ -2441,6 +2468,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			slow_links_warning_names_every_port, setup, teardown),
 		cmocka_unit_test_setup_teardown(stretched_links_asked_in_groups, setup, teardown),
+		cmocka_unit_test_setup_teardown(poll_takes_at_most_a_group, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			hang_while_every_poll_is_stretched, setup, teardown),
 		cmocka_unit_test_setup_teardown(reads_never_undo_a_change, setup, teardown),

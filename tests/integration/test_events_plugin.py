@@ -295,6 +295,11 @@ def test_forwarder_main_lcore_stall(alone, build_dir, source_dir, fwd_bin):
 # Lcore stalls of a third-party application: testpmd >= 23.11 with --record-core-cycles ----
 
 STALL_S = 0.2
+# Beyond the documented StallThreshold + 2 polls: the notification's own path, and a poll
+# thread that a loaded 2-core host wakes late (seen 281 ms against 260 ms with 20 ms, DPDK
+# 23.11 in the version matrix beside the Debian 13 phase and the DPDK builds). A stall
+# clock that starts wrong is off by the threshold, 200 ms, or more.
+STALL_SLACK = 0.060
 POLL_S = 0.02
 
 
@@ -346,7 +351,7 @@ def lcore_poll_interval(cd):
 
 def test_third_party_lcore_stall(cycles_set, build_dir, dpdk_release):
     """ptrace stops forwarding lcore 1 of a running testpmd: dpdktel_events reports it
-    stalled within StallThreshold + 2 × the lcore poll's interval in force + 20 ms, and
+    stalled within StallThreshold + 2 × the lcore poll's interval in force + STALL_SLACK, and
     recovered once it runs again; lcore 2 forwards on and gives no notification."""
     app, cd, notes = cycles_set
     for lc in (1, 2):
@@ -361,8 +366,9 @@ def test_third_party_lcore_stall(cycles_set, build_dir, dpdk_release):
         latency = n['time'] - stopped
     intervals.append(lcore_poll_interval(cd))
     # 2 x the lcore poll's interval in force: PollInterval, or longer where PollLoad stretches
-    # it (a VM whose wake-ups cost 0.3 ms a request: seen 512 ms at 0.09 s polls).
-    bound = STALL_S + 2 * max([POLL_S] + intervals) + 0.020
+    # it (a VM whose wake-ups cost 0.3 ms a request: seen 512 ms at 0.09 s polls); and
+    # STALL_SLACK for the notification's own path and a poll thread woken late.
+    bound = STALL_S + 2 * max([POLL_S] + intervals) + STALL_SLACK
     print(f'DPDK {dpdk_release.version}: lcore stall reported {latency * 1000:.0f} ms after '
           f'the thread stopped (bound {bound * 1000:.0f} ms; lcore poll every '
           f'{", ".join(f"{x * 1000:.0f}" for x in intervals)} ms)')

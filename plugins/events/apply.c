@@ -139,7 +139,6 @@ ev_forget_state(struct ev_instance *ei)
 	ei->nlcores = 0;
 	ei->have_caps = false;
 	ei->caps_again_step_ms = 0;
-	ei->alive_ns = 0;
 	ei->usage_lcores = false;
 	ei->main_stalled = false;
 	/* Its links' costs are the new process's to show (it may have LSC where the old had

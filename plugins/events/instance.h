@@ -125,7 +125,6 @@ struct ev_instance {
 	bool restarted;
 	struct dtp_pids restarted_from;
 	bool alive_capped; /* the liveness request was once kept to its share of the budget */
-	double alive_ns; /* what its rounds cost, smoothed (poll.c alive_smooth()); 0: none yet */
 	/* Links, lcores, and a request that only shows the application answers when neither
 	 * is due: each at PollInterval, or less often when the budget says so. */
 	struct dtp_budget budget[POLL_KINDS];

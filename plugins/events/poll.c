@@ -21,24 +21,6 @@
  * the link poll, which a page needs more. */
 #define ALIVE_SHARE 0.25
 
-/*
- * What a liveness round costs, smoothed as libdpdktel smooths a class's rounds
- * (dtel_shared_class_plan(): a quarter of the way a round), so that the interval asked for
- * and the demand it makes agree: the demand is then at most ALIVE_SHARE, and the link poll
- * keeps three quarters of the budget. Planned from the last round alone, a round charged a
- * VM's time (docs/performance.md) asked for a long interval, the next cheap one for
- * PollInterval against a smoothed cost that was still high: a demand of up to half the
- * budget, and the link poll's grant swung from 0.93 to 0.5 % of a core.
- */
-static void
-alive_smooth(struct ev_instance *ei, uint64_t round_ns)
-{
-	if (round_ns == 0)
-		return;
-	ei->alive_ns = ei->alive_ns <= 0 ? (double)round_ns
-					 : ei->alive_ns + ((double)round_ns - ei->alive_ns) / 4;
-}
-
 /* The interval the liveness request asks for: PollInterval, or longer so that it asks at
  * most ALIVE_SHARE of the polls' budget in force (PollLoad, or MaxAppLoad when lower). */
 static uint64_t
@@ -48,9 +30,9 @@ alive_want(struct ev_instance *ei, uint64_t want)
 
 	if (ei->o->max_app_load >= 0 && (budget <= 0 || ei->o->max_app_load < budget))
 		budget = ei->o->max_app_load;
-	if (budget <= 0 || ei->alive_ns <= 0)
+	if (budget <= 0 || ei->round_ns[POLL_ALIVE] == 0)
 		return want;
-	least = ei->alive_ns / (budget / 100 * ALIVE_SHARE);
+	least = (double)ei->round_ns[POLL_ALIVE] / (budget / 100 * ALIVE_SHARE);
 	if (least <= (double)want)
 		return want;
 	if (!ei->alive_capped) /* once per instance: its cost moves about the bound */
@@ -59,7 +41,8 @@ alive_want(struct ev_instance *ei, uint64_t want)
 			"%.3g s instead of %g s: it costs the application's telemetry thread %.3g "
 			"ms, and may take at most a quarter of the polls' budget (%g %% of one "
 			"core); the rest is the link poll's",
-			ei->t.name, least / 1e9, ei->o->poll_interval, ei->alive_ns / 1e6, budget);
+			ei->t.name, least / 1e9, ei->o->poll_interval,
+			(double)ei->round_ns[POLL_ALIVE] / 1e6, budget);
 	ei->alive_capped = true;
 	return (uint64_t)least;
 }
@@ -87,8 +70,6 @@ plan_next(struct ev_instance *ei, const struct reading *rd, uint64_t t)
 			ei->next_ms[k] =
 				next != UINT64_MAX && next != 0 ? next : t + want / 1000000u;
 		} else {
-			if (k == POLL_ALIVE)
-				alive_smooth(ei, ei->round_ns[k]);
 			ei->next_ms[k] = t +
 				dtp_budget_plan(&ei->budget[k], ei->round_ns[k],
 					k == POLL_ALIVE ? alive_want(ei, want) : want) /

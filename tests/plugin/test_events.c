@@ -72,6 +72,7 @@ struct sim {
 	int link_delay_ms; /* each /ethdev/link_status takes this long (a slow driver) */
 	int info_delay_ms; /* each /info takes this long, on the CPU */
 	unsigned int info_queries; /* /info answers given so far */
+	unsigned int root_queries; /* command lists "/" given so far */
 };
 
 static struct sim sim = {.m = PTHREAD_MUTEX_INITIALIZER};
@@ -257,7 +258,7 @@ sim_handler(
 		o->data = fs_printf("{\"/ethdev/link_status\":{\"status\":\"UP\",\"speed\":-10,"
 				    "\"duplex\":\"full-duplex\"}}"),
 		sim.link_queries++;
-	else if (IS("/"))
+	else if (IS("/") && (++sim.root_queries, true))
 		o->data = root();
 	else if (IS("/slow")) /* a read of the other plugin's that takes 15 ms */
 		o->data = fs_printf("{\"/slow\":1}"), o->delay_ms = 15;
@@ -1864,12 +1865,6 @@ polls_asking(unsigned int k)
 	return n;
 }
 
-/*
- * Stretched links are asked a group a poll (schedule.c group_of()), so that one wake-up of
- * the application's thread and one list serve several ports: four ports at 1 ms (spinning)
- * within PollLoad 4 are a sweep every 0.15 s or so, against PollInterval 5 ms, and a group
- * is as many as 5 ms of requests. Before, each poll asked one port (spread over the period).
- */
 /* Four ports whose link costs @delay ms (spinning) within PollLoad 4: once their polls have
  * stretched, the polls that ask links are counted until there are @n (10 s at most). */
 static void
@@ -1888,6 +1883,12 @@ count_stretched_polls(int delay, unsigned int n)
 		usleep(5000);
 }
 
+/*
+ * Stretched links are asked a group a poll (schedule.c group_of()), so that one wake-up of
+ * the application's thread and one list serve several ports: four ports at 1 ms (spinning)
+ * within PollLoad 4 are a sweep every 0.15 s or so, against PollInterval 5 ms, and a group
+ * is as many as 5 ms of requests. Before, each poll asked one port (spread over the period).
+ */
 static void
 stretched_links_asked_in_groups(void **state)
 {
@@ -1922,6 +1923,33 @@ poll_takes_at_most_a_group(void **state)
 	}
 }
 
+/*
+ * A starting application's command list is read again with a back-off (read.c caps_step():
+ * 100 ms, twice as long each time, up to 1 s), not every 100 ms: its reply is the largest a
+ * poll asks for. In its first 3 s: the first read and at most 6 more (100, 200, 400, 800
+ * ms, then every second), where every 100 ms made 30.
+ */
+static void
+command_list_of_a_young_application_backs_off(void **state)
+{
+	pid_t young = test_young_process();
+	uint64_t until;
+	unsigned int n;
+
+	(void)state;
+	assert_true(young > 0);
+	start_server(young);
+	start_plugin(NULL);
+	wait_polls(1);
+	until = ms_now() + 3000;
+	while (ms_now() < until) /* a window of 3 s, counted */
+		usleep(10000);
+	n = sim_get(&sim.root_queries);
+	test_end_process(young);
+	if (n < 3 || n > 7)
+		fail_msg("the command list was read %u times in 3 s; expected 3 to 7", n);
+}
+
 static void
 set_dear(void *arg)
 {
@@ -1942,7 +1970,8 @@ hang_while_every_poll_is_stretched(void **state)
 
 	(void)state;
 	/* Greeting as pid 1: an application long started, whose command list is not asked
-	 * again (a young one's is, every 100 ms, and that would be asked in those polls). */
+	 * again (a young one's is, from every 100 ms up to every second, and that would be asked
+	 * in those polls). */
 	start_server(1);
 	/* A Timeout shorter than the stretched liveness interval leaves polls after it with
 	 * nothing due. */
@@ -2469,6 +2498,8 @@ main(void)
 			slow_links_warning_names_every_port, setup, teardown),
 		cmocka_unit_test_setup_teardown(stretched_links_asked_in_groups, setup, teardown),
 		cmocka_unit_test_setup_teardown(poll_takes_at_most_a_group, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			command_list_of_a_young_application_backs_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			hang_while_every_poll_is_stretched, setup, teardown),
 		cmocka_unit_test_setup_teardown(reads_never_undo_a_change, setup, teardown),

@@ -125,6 +125,7 @@ struct ev_instance {
 	bool restarted;
 	struct dtp_pids restarted_from;
 	bool alive_capped; /* the liveness request was once kept to its share of the budget */
+	double alive_avg; /* ns: its rounds' average, as libdpdktel keeps its class's (poll.c) */
 	/* Links, lcores, and a request that only shows the application answers when neither
 	 * is due: each at PollInterval, or less often when the budget says so. */
 	struct dtp_budget budget[POLL_KINDS];
@@ -143,7 +144,7 @@ struct ev_instance {
 	struct link_sched *sched;
 	size_t nsched;
 	double link_fixed; /* ns: what a link poll costs beyond its ports' own requests */
-	uint32_t fixed_samples[LINK_SAMPLES]; /* its last samples (ns), of which the median */
+	uint32_t fixed_samples[LINK_SAMPLES]; /* its last samples (ns): the lower quartile */
 	unsigned int nfixed, fixed_next;
 	unsigned int link_group; /* stretched ports asked together in a poll (schedule.c) */
 	unsigned int spread_group; /* the group their phases were spread for */

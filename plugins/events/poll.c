@@ -21,18 +21,36 @@
  * the link poll, which a page needs more. */
 #define ALIVE_SHARE 0.25
 
-/* The interval the liveness request asks for: PollInterval, or longer so that it asks at
- * most ALIVE_SHARE of the polls' budget in force (PollLoad, or MaxAppLoad when lower). */
+/* The average of the liveness rounds' costs, with this one: the same average as libdpdktel
+ * keeps of its class's rounds (dtel_shared_class_plan(): a quarter of the way to each new
+ * round), which its demand is made of. */
+static double
+alive_average(struct ev_instance *ei)
+{
+	double r = (double)ei->round_ns[POLL_ALIVE];
+
+	if (r > 0)
+		ei->alive_avg = ei->alive_avg == 0 ? r : ei->alive_avg + (r - ei->alive_avg) / 4;
+	return ei->alive_avg;
+}
+
+/*
+ * The interval the liveness request asks for: PollInterval, or longer so that it asks at
+ * most ALIVE_SHARE of the polls' budget in force (PollLoad, or MaxAppLoad when lower). The
+ * cost is the average its demand is made of, not this round's: with this round's, a cheap
+ * round after a dear one asked for the average at a short interval, up to half the budget,
+ * and the link poll's grant swung between 0.5 % and 0.93 % from poll to poll.
+ */
 static uint64_t
 alive_want(struct ev_instance *ei, uint64_t want)
 {
-	double budget = ei->o->poll_load, least;
+	double budget = ei->o->poll_load, least, avg = alive_average(ei);
 
 	if (ei->o->max_app_load >= 0 && (budget <= 0 || ei->o->max_app_load < budget))
 		budget = ei->o->max_app_load;
-	if (budget <= 0 || ei->round_ns[POLL_ALIVE] == 0)
+	if (budget <= 0 || avg == 0)
 		return want;
-	least = (double)ei->round_ns[POLL_ALIVE] / (budget / 100 * ALIVE_SHARE);
+	least = avg / (budget / 100 * ALIVE_SHARE);
 	if (least <= (double)want)
 		return want;
 	if (!ei->alive_capped) /* once per instance: its cost moves about the bound */
@@ -41,8 +59,7 @@ alive_want(struct ev_instance *ei, uint64_t want)
 			"%.3g s instead of %g s: it costs the application's telemetry thread %.3g "
 			"ms, and may take at most a quarter of the polls' budget (%g %% of one "
 			"core); the rest is the link poll's",
-			ei->t.name, least / 1e9, ei->o->poll_interval,
-			(double)ei->round_ns[POLL_ALIVE] / 1e6, budget);
+			ei->t.name, least / 1e9, ei->o->poll_interval, avg / 1e6, budget);
 	ei->alive_capped = true;
 	return (uint64_t)least;
 }

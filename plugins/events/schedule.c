@@ -29,6 +29,9 @@
 #define CACHED_NS 150000u
 /* Samples before a port's cost counts for the WARNING. */
 #define WARN_SAMPLES 4
+/* Samples before a port's own least is trusted over what its command costs on the
+ * application's other ports (schedule.c plan_cost()). */
+#define TRUST_SAMPLES 3
 /* The checks' cost is a rate over about this long (ms): a link that flaps is planned for
  * within seconds, and forgotten as fast once it stops. */
 #define UNPLANNED_TAU_MS 10000.0
@@ -107,11 +110,16 @@ ev_sched_overhead(struct ev_instance *ei, uint64_t turn_ns, uint64_t ports_ns)
 	ei->fixed_next = (ei->fixed_next + 1) % LINK_SAMPLES;
 	if (ei->nfixed < LINK_SAMPLES)
 		ei->nfixed++;
-	/* The median: a turn that met other work of the thread (the CPU time /proc shows is the
-	 * thread's, whatever it served) must not move the plan, nor a lucky one. */
+	/* The lower quartile: a turn that met other work of the thread (the CPU time /proc
+	 * shows is the thread's, whatever it served) must not move the plan, nor a lucky one.
+	 * Not the median: on a VM, about every 511 ms the first turn to come is charged 2.5 to
+	 * 5.7 ms that is no work of the application's (docs/performance.md, "The polls' budget
+	 * as measured"); link polls that came about that often met it at nearly every turn,
+	 * and the median of 2.8 ms against 0.08 ms stretched the 32 ports' period from 8.8 s
+	 * to 14.5 s until the polls' cadence drifted off the VM's. */
 	memcpy(sorted, ei->fixed_samples, sizeof(sorted));
 	qsort(sorted, ei->nfixed, sizeof(sorted[0]), cmp_u32);
-	mid = ei->nfixed / 2;
+	mid = ei->nfixed / 4;
 	ei->link_fixed = (double)sorted[mid];
 }
 
@@ -153,10 +161,29 @@ least_of(const struct link_sched *s)
 	return least;
 }
 
+/*
+ * What the plan counts for a port's link request: the least of its service times, but while
+ * it has fewer than TRUST_SAMPLES, no more than the least /ethdev/link_status costs on this
+ * application (libdpdktel learns it from every port). An application's first replies are
+ * cold (seen: 5.5 ms where the port answers in 2 ms), and a port planned at such a cost got
+ * a period of 37 s instead of 15 s: its next sample, and the link down it would have seen,
+ * that much later. A port truly dearer than the others is known as such a period later.
+ */
+static uint64_t
+plan_cost(const struct ev_instance *ei, const struct link_sched *s)
+{
+	uint64_t own = least_of(s), cmd;
+
+	if (own == 0 || s->n >= TRUST_SAMPLES ||
+		dtel_shared_cost(ei->t.sh, "/ethdev/link_status", &cmd) < 0 || cmd == 0)
+		return own;
+	return cmd < own ? cmd : own;
+}
+
 uint64_t
 ev_sched_least(const struct ev_instance *ei, unsigned int port)
 {
-	return least_of(find(ei, port));
+	return plan_cost(ei, find(ei, port));
 }
 
 /* Keep the schedules of the ports listed last (ei->link_ids), in that order. */
@@ -228,11 +255,19 @@ group_of(const struct dtel_plan_port *pp, size_t n)
 	return g < 1 ? 1 : g > n ? (unsigned int)n : (unsigned int)g;
 }
 
-/* Each port due a period after it was last asked (the period may have changed since); ports
- * whose period stretched for the first time start spread over it, not together: in groups of
- * link_group, which share their phase. A group that doubled or halved spreads them anew. */
+/*
+ * Each port due a period after it was last asked; ports whose period stretched for the first
+ * time start spread over it, not together: in groups of link_group, which share their phase
+ * (a down port, or one whose netdev is followed, waits its whole slow period). A group that
+ * doubled or halved spreads them anew. Where a spread port's period changed (@was[i]: the
+ * one its due time was set for), what is left of its wait changes in the same ratio: the
+ * ports keep their order and their spacing. Due a new period after their last request
+ * instead, a plan between a sweep and the next (a grant that moved) made every port that
+ * the sweep asked together due together again, for good (seen: no link poll for 14 s, then
+ * the 32 ports in a row), and a shorter period made many due at once.
+ */
 static void
-spread(struct ev_instance *ei, uint64_t want_ns)
+spread(struct ev_instance *ei, uint64_t want_ns, const struct dtel_plan_port *was, uint64_t now)
 {
 	unsigned int g = ei->link_group > 1 ? ei->link_group : 1;
 	size_t n = 0, rank = 0, slots;
@@ -243,7 +278,8 @@ spread(struct ev_instance *ei, uint64_t want_ns)
 		ei->spread_group = g;
 	}
 	for (size_t i = 0; i < ei->nsched; i++)
-		n += ei->sched[i].period_ns > 2 * want_ns && !ei->sched[i].spread;
+		n += ei->sched[i].period_ns > 2 * want_ns && !ei->sched[i].spread &&
+			!ei->sched[i].quiet && !port_down(ei, ei->sched[i].id);
 	slots = (n + g - 1) / g;
 	for (size_t i = 0; i < ei->nsched; i++) {
 		struct link_sched *s = &ei->sched[i];
@@ -256,11 +292,16 @@ spread(struct ev_instance *ei, uint64_t want_ns)
 			s->spread = false;
 			continue;
 		}
-		if (!s->spread && s->polled_ms != 0)
+		if (!s->spread && s->polled_ms != 0 && (s->quiet || port_down(ei, s->id)))
+			/* The slow cadence of a down port or a followed netdev's: a whole one. */
+			s->next_ms = s->polled_ms + s->period_ns / 1000000u;
+		else if (!s->spread && s->polled_ms != 0)
 			s->next_ms = s->polled_ms +
 				s->period_ns * (rank++ / g + 1) / (slots + 1) / 1000000u;
-		else if (s->polled_ms != 0)
-			s->next_ms = s->polled_ms + s->period_ns / 1000000u;
+		else if (s->polled_ms != 0 && s->next_ms > now && was[i].period_ns != 0)
+			s->next_ms = now +
+				(uint64_t)((double)(s->next_ms - now) * (double)s->period_ns /
+					(double)was[i].period_ns);
 		s->spread = true;
 	}
 }
@@ -335,7 +376,7 @@ plan_ports(struct ev_instance *ei)
 	struct dtel_plan_port *pp = calloc(ei->nsched + 1, sizeof(*pp));
 
 	for (size_t i = 0; pp != NULL && i < ei->nsched; i++)
-		pp[i] = (struct dtel_plan_port){.cost_ns = least_of(&ei->sched[i]),
+		pp[i] = (struct dtel_plan_port){.cost_ns = plan_cost(ei, &ei->sched[i]),
 			.down = port_down(ei, ei->sched[i].id),
 			.quiet = ei->sched[i].quiet};
 	return pp;
@@ -364,11 +405,14 @@ ev_sched_plan(struct ev_instance *ei)
 		dtp_budget_grant(
 			&ei->budget[POLL_LINKS], dtel_plan_links_demand(pp, ei->nsched, &o)));
 	for (size_t i = 0; i < ei->nsched; i++) {
+		uint64_t was = ei->sched[i].period_ns;
+
 		ei->sched[i].period_ns = pp[i].period_ns;
-		if (!pp[i].down && pp[i].period_ns > longest)
-			longest = pp[i].period_ns;
+		pp[i].period_ns = was; /* what spread() rescales from */
+		if (!pp[i].down && ei->sched[i].period_ns > longest)
+			longest = ei->sched[i].period_ns;
 	}
-	spread(ei, want);
+	spread(ei, want, pp, dtp_now_ms());
 	for (size_t i = 0; i < ei->nsched; i++)
 		next = ei->sched[i].next_ms < next ? ei->sched[i].next_ms : next;
 	warn_slow(ei, pp);

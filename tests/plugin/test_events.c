@@ -34,6 +34,7 @@
 void module_register(void);
 
 #define MAXP 4
+#define LINK_POLLS 64
 
 /* The simulated application; the test changes it, the fake server's threads read it. */
 struct sim {
@@ -71,11 +72,19 @@ struct sim {
 	uint64_t main_age_ms; /* fwd: link_check_age_ms of /fwd/info */
 	int link_delay_ms; /* each /ethdev/link_status takes this long (a slow driver) */
 	int info_delay_ms; /* each /info takes this long, on the CPU */
+	bool info_by_turns; /* ... every other one, the others at once */
 	unsigned int info_queries; /* /info answers given so far */
 	unsigned int root_queries; /* command lists "/" given so far */
+	int cold_link_ms; /* port 0's first link answer takes this much longer (a cold reply) */
+	/* When each poll that asked links began (its list), the first LINK_POLLS since the
+	 * counts were forgotten; list_ms: when the current poll began. */
+	uint64_t link_poll_ms[LINK_POLLS], list_ms;
+	unsigned int nlink_polls;
 };
 
 static struct sim sim = {.m = PTHREAD_MUTEX_INITIALIZER};
+
+static uint64_t ms_now(void);
 
 static void
 sim_set(void (*fn)(void *), void *arg)
@@ -234,6 +243,9 @@ poll_begins(void)
 		sim.polls_links[sim.poll_links]++;
 	if (sim.poll_usage >= 1 && sim.poll_usage <= 2)
 		sim.polls_usage[sim.poll_usage]++;
+	if (sim.poll_links >= 1 && sim.nlink_polls < LINK_POLLS)
+		sim.link_poll_ms[sim.nlink_polls++] = sim.list_ms;
+	sim.list_ms = ms_now();
 	sim.poll_links = sim.poll_usage = 0;
 }
 
@@ -266,7 +278,8 @@ sim_handler(
 		o->data = fs_printf("{\"/info\":{\"version\":\"DPDK 22.11.11\",\"pid\":%ld,"
 				    "\"max_output_len\":16384}}",
 			(long)getpid()),
-		o->delay_ms = sim.info_delay_ms, o->spin = true;
+		o->delay_ms = sim.info_by_turns && sim.info_queries % 2 ? 0 : sim.info_delay_ms,
+		o->spin = true;
 	else if (IS("/ethdev/list") && (poll_begins(), true))
 		o->data = fs_printf("{\"/ethdev/list\":[%s]}",
 			sim.nports == 1           ? "0"
@@ -275,6 +288,7 @@ sim_handler(
 	else if (IS("/ethdev/link_status") && id < MAXP)
 		o->data = link_status(id), sim.link_queries++, sim.poll_links++,
 		sim.port_link_queries[id]++, o->delay_ms += sim.link_delay_ms,
+		o->delay_ms += id == 0 && sim.port_link_queries[0] == 1 ? sim.cold_link_ms : 0,
 		o->spin = sim.link_delay_ms > 0;
 	else if (IS("/ethdev/info") && id < MAXP) {
 		if ((int)id == sim.start_on_info) {
@@ -362,6 +376,10 @@ setup(void **state)
 	sim.info_delay_ms = 0;
 	sim.info_queries = 0;
 	sim.root_queries = 0;
+	sim.cold_link_ms = 0;
+	sim.info_by_turns = false;
+	sim.nlink_polls = 0;
+	sim.list_ms = 0;
 	sim.eal = false;
 	sim.no_usage_cb = false;
 	sim.lcore_queries = 0;
@@ -1851,6 +1869,7 @@ forget_poll_counts(void *arg)
 {
 	(void)arg;
 	memset(sim.polls_links, 0, sizeof(sim.polls_links));
+	sim.nlink_polls = 0;
 }
 
 /* How many polls asked @k links (0: any number of them) since the counts were forgotten. */
@@ -1921,6 +1940,125 @@ poll_takes_at_most_a_group(void **state)
 		fail_msg("polls asking links: %u (1: %u, 2: %u, 3: %u, 4: %u); at most 2 each",
 			polls_asking(0), polls_asking(1), polls_asking(2), polls_asking(3),
 			polls_asking(4));
+	}
+}
+
+/*
+ * Stretched polls stay spread over their period (schedule.c spread()): three ports at 6 ms,
+ * one a poll (a group is 5 ms of requests), each a third of a period after the other. The
+ * phases given at the first plan held only until the next plan, which the first port's poll
+ * brought: the two others were then due a whole period after the sweep that had asked all
+ * three together, in consecutive polls 5 ms apart, at every period (a third of the gaps; on
+ * 32 ports, 14 s without a link poll, then the 32 in a row).
+ */
+static void
+stretched_polls_stay_spread(void **state)
+{
+	uint64_t at[LINK_POLLS];
+	unsigned int n, close = 0;
+
+	(void)state;
+	count_stretched_polls(6, 13);
+	pthread_mutex_lock(&sim.m);
+	n = sim.nlink_polls;
+	memcpy(at, sim.link_poll_ms, sizeof(at));
+	pthread_mutex_unlock(&sim.m);
+	for (unsigned int i = 1; i < n; i++)
+		close += at[i] - at[i - 1] < 15; /* three PollIntervals */
+	if (n < 12 || close > 2) {
+		fc_dump_logs();
+		fail_msg("%u of the %u gaps between polls that asked links were under 15 ms: the "
+			 "ports were asked together, not spread",
+			close, n > 0 ? n - 1 : 0);
+	}
+}
+
+static void
+set_cold_port0(void *arg)
+{
+	sim.cold_link_ms = *(int *)arg;
+}
+
+/*
+ * A port's first reply is cold: until it has a few samples, the plan counts its link at no
+ * more than the command costs on the other ports (schedule.c plan_cost()). Port 0's first
+ * link answer takes 40 ms more than the 2 ms of every other: planned at 42 ms, its period
+ * was twenty times the others', and so was its next sample and a link down it would see.
+ * While port 1 is asked ten times, port 0 is asked at least five.
+ */
+static void
+cold_first_reply_does_not_stretch_a_port(void **state)
+{
+	int delay = 2, cold = 40;
+	unsigned int p0, p1;
+	uint64_t deadline;
+
+	(void)state;
+	sim_set(set_cold_port0, &cold);
+	sim_set(set_link_delay, &delay);
+	start_server(getpid());
+	start_plugin("PollLoad 4");
+	wait_log("link poll every");
+	p0 = sim_get(&sim.port_link_queries[0]);
+	p1 = sim_get(&sim.port_link_queries[1]);
+	deadline = ms_now() + 10000;
+	while (sim_get(&sim.port_link_queries[1]) < p1 + 10 && ms_now() < deadline)
+		usleep(5000);
+	p1 = sim_get(&sim.port_link_queries[1]) - p1;
+	p0 = sim_get(&sim.port_link_queries[0]) - p0;
+	if (p1 < 10 || p0 < 5) {
+		fc_dump_logs();
+		fail_msg("port 0 asked %u times while port 1 was asked %u: its cold first reply "
+			 "stretched its period",
+			p0, p1);
+	}
+}
+
+static void
+set_info_by_turns(void *arg)
+{
+	sim.info_delay_ms = *(int *)arg;
+	sim.info_by_turns = true;
+}
+
+/*
+ * The liveness request takes a quarter of PollLoad at most, planned from the average of its
+ * rounds, which is what libdpdktel makes its class's demand of (poll.c alive_want()): with
+ * /info costing 4 ms and nothing by turns, the link polls' grant, and so their period, hold
+ * still. Planned from the last round, a cheap one asked for the average at PollInterval,
+ * half the budget, and the links' period swung by nearly two (0.5 % to 0.93 % of PollLoad
+ * 1 on a VM).
+ */
+static void
+liveness_share_holds_still(void **state)
+{
+	int delay = 2, info = 4;
+	double least = 0, most = 0;
+	struct fc_value v;
+	uint64_t until;
+
+	(void)state;
+	sim_set(set_four_ports, NULL);
+	sim_set(set_link_delay, &delay);
+	sim_set(set_info_by_turns, &info);
+	start_server(getpid());
+	start_plugin("PollLoad 4");
+	wait_log("link poll every");
+	wait_polls(20);
+	until = ms_now() + 3000;
+	while (ms_now() < until) {
+		fc_read_all();
+		if (fc_find_copy("edge1", "poll_interval", "link", &v)) {
+			least = least == 0 || v.v[0].gauge < least ? v.v[0].gauge : least;
+			most = v.v[0].gauge > most ? v.v[0].gauge : most;
+		}
+		usleep(50 * 1000);
+	}
+	if (least <= 0 || most > 1.35 * least) {
+		fc_dump_logs();
+		fail_msg("the link poll interval went from %g s to %g s while /info cost 4 ms and "
+			 "nothing by turns",
+			least, most);
 	}
 }
 
@@ -2499,6 +2637,10 @@ main(void)
 			slow_links_warning_names_every_port, setup, teardown),
 		cmocka_unit_test_setup_teardown(stretched_links_asked_in_groups, setup, teardown),
 		cmocka_unit_test_setup_teardown(poll_takes_at_most_a_group, setup, teardown),
+		cmocka_unit_test_setup_teardown(stretched_polls_stay_spread, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			cold_first_reply_does_not_stretch_a_port, setup, teardown),
+		cmocka_unit_test_setup_teardown(liveness_share_holds_still, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			command_list_of_a_young_application_backs_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(

@@ -259,15 +259,15 @@ group_of(const struct dtel_plan_port *pp, size_t n)
  * Each port due a period after it was last asked; ports whose period stretched for the first
  * time start spread over it, not together: in groups of link_group, which share their phase
  * (a down port, or one whose netdev is followed, waits its whole slow period). A group that
- * doubled or halved spreads them anew. Where a spread port's period changed (@was[i]: the
- * one its due time was set for), what is left of its wait changes in the same ratio: the
- * ports keep their order and their spacing. Due a new period after their last request
+ * doubled or halved spreads them anew. Each port's period becomes the plan's (@pp); where
+ * a spread port's changed, what is left of its wait changes in the same ratio: the ports
+ * keep their order and their spacing. Due a new period after their last request
  * instead, a plan between a sweep and the next (a grant that moved) made every port that
  * the sweep asked together due together again, for good (seen: no link poll for 14 s, then
  * the 32 ports in a row), and a shorter period made many due at once.
  */
 static void
-spread(struct ev_instance *ei, uint64_t want_ns, const struct dtel_plan_port *was, uint64_t now)
+spread(struct ev_instance *ei, uint64_t want_ns, const struct dtel_plan_port *pp, uint64_t now)
 {
 	unsigned int g = ei->link_group > 1 ? ei->link_group : 1;
 	size_t n = 0, rank = 0, slots;
@@ -278,12 +278,14 @@ spread(struct ev_instance *ei, uint64_t want_ns, const struct dtel_plan_port *wa
 		ei->spread_group = g;
 	}
 	for (size_t i = 0; i < ei->nsched; i++)
-		n += ei->sched[i].period_ns > 2 * want_ns && !ei->sched[i].spread &&
-			!ei->sched[i].quiet && !port_down(ei, ei->sched[i].id);
+		n += pp[i].period_ns > 2 * want_ns && !ei->sched[i].spread && !pp[i].quiet &&
+			!pp[i].down;
 	slots = (n + g - 1) / g;
 	for (size_t i = 0; i < ei->nsched; i++) {
 		struct link_sched *s = &ei->sched[i];
+		uint64_t was = s->period_ns;
 
+		s->period_ns = pp[i].period_ns;
 		if (s->period_ns <= 2 * want_ns) {
 			/* Its period may have just shrunk (its link came up): due by the new one.
 			 */
@@ -292,16 +294,16 @@ spread(struct ev_instance *ei, uint64_t want_ns, const struct dtel_plan_port *wa
 			s->spread = false;
 			continue;
 		}
-		if (!s->spread && s->polled_ms != 0 && (s->quiet || port_down(ei, s->id)))
+		if (!s->spread && s->polled_ms != 0 && (pp[i].quiet || pp[i].down))
 			/* The slow cadence of a down port or a followed netdev's: a whole one. */
 			s->next_ms = s->polled_ms + s->period_ns / 1000000u;
 		else if (!s->spread && s->polled_ms != 0)
 			s->next_ms = s->polled_ms +
 				s->period_ns * (rank++ / g + 1) / (slots + 1) / 1000000u;
-		else if (s->polled_ms != 0 && s->next_ms > now && was[i].period_ns != 0)
+		else if (s->polled_ms != 0 && s->next_ms > now && was != 0)
 			s->next_ms = now +
 				(uint64_t)((double)(s->next_ms - now) * (double)s->period_ns /
-					(double)was[i].period_ns);
+					(double)was);
 		s->spread = true;
 	}
 }
@@ -404,14 +406,9 @@ ev_sched_plan(struct ev_instance *ei)
 	dtel_plan_links(pp, ei->nsched, &o,
 		dtp_budget_grant(
 			&ei->budget[POLL_LINKS], dtel_plan_links_demand(pp, ei->nsched, &o)));
-	for (size_t i = 0; i < ei->nsched; i++) {
-		uint64_t was = ei->sched[i].period_ns;
-
-		ei->sched[i].period_ns = pp[i].period_ns;
-		pp[i].period_ns = was; /* what spread() rescales from */
-		if (!pp[i].down && ei->sched[i].period_ns > longest)
-			longest = ei->sched[i].period_ns;
-	}
+	for (size_t i = 0; i < ei->nsched; i++)
+		if (!pp[i].down && pp[i].period_ns > longest)
+			longest = pp[i].period_ns;
 	spread(ei, want, pp, dtp_now_ms());
 	for (size_t i = 0; i < ei->nsched; i++)
 		next = ei->sched[i].next_ms < next ? ei->sched[i].next_ms : next;
